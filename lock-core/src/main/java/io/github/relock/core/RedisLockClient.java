@@ -1,0 +1,244 @@
+package io.github.relock.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.relock.core.internal.Arguments;
+import io.github.relock.core.internal.ClientContext;
+import io.github.relock.core.internal.Hold;
+import io.github.relock.core.internal.HoldRegistry;
+import io.github.relock.core.internal.LeaseWatchdog;
+import io.github.relock.core.internal.LockCommands;
+import io.github.relock.core.internal.LockKeys;
+import io.github.relock.core.internal.RedisReentrantLock;
+import io.github.relock.core.internal.ReleaseSubscriptions;
+
+/**
+ * Entry point: hands out {@link ReentrantDistributedLock}s that live in one Redis, and owns what they
+ * share: the watchdog thread that renews leases and the pub/sub connection that wakes waiters.
+ *
+ * <pre>{@code
+ * RedisLockClient client = RedisLockClient.builder(connectionFactory).keyPrefix("lock:").build();
+ * ReentrantDistributedLock lock = client.getLock("order:42");
+ * if (lock.tryLock(5, TimeUnit.SECONDS)) {
+ *     try { ... } finally { lock.unlock(); }
+ * }
+ * client.close();
+ * }</pre>
+ *
+ * <p>Use one client per application (it is thread-safe) and close it on shutdown: closing stops
+ * renewals, so held locks then expire with their leases, and drops the pub/sub connection.
+ */
+public final class RedisLockClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
+
+    /** Shortest watchdog timeout: renewal runs every third of it, and must beat network hiccups. */
+    public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(100);
+    /** Longest watchdog timeout: a crashed holder blocks its lock this long at most. */
+    public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofDays(1);
+
+    private final String keyPrefix;
+    private final Duration watchdogTimeout;
+    private final ClientContext context;
+    private final LeaseWatchdog watchdog;
+    private final List<LockLostListener> lockLostListeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong ownerSequence = new AtomicLong();
+    private volatile boolean closed;
+
+    private RedisLockClient(Builder builder) {
+        this.keyPrefix = builder.keyPrefix;
+        this.watchdogTimeout = builder.watchdogTimeout;
+        String clientId = builder.clientId != null ? builder.clientId : UUID.randomUUID().toString();
+        LockCommands commands = new LockCommands(builder.connectionFactory);
+        HoldRegistry holds = new HoldRegistry();
+        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(builder.connectionFactory,
+                keyPrefix + "__relock_client__:" + clientId);
+        this.context = new ClientContext(clientId, commands, holds, subscriptions, watchdogTimeout.toMillis(),
+                this::checkOpen);
+        this.lockLostListeners.addAll(builder.lockLostListeners);
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogTimeout.toMillis(),
+                "relock-watchdog-" + clientId, this::reportLost);
+    }
+
+    /** Starts a client over a spring-data-redis connection factory (Lettuce recommended). */
+    public static Builder builder(RedisConnectionFactory connectionFactory) {
+        return new Builder(connectionFactory);
+    }
+
+    /**
+     * A handle on the lock called {@code name}, owned by whichever thread calls it. Handles are cheap:
+     * there is no need to cache them.
+     *
+     * @throws IllegalArgumentException if the name is null or blank
+     */
+    public ReentrantDistributedLock getLock(String name) {
+        checkOpen();
+        return new RedisReentrantLock(LockKeys.of(keyPrefix, Arguments.lockName(name)), context, null);
+    }
+
+    /**
+     * A handle on the lock called {@code name}, owned by {@code owner} instead of a thread: acquire on
+     * one thread, release on another.
+     */
+    public ReentrantDistributedLock getLock(String name, LockOwner owner) {
+        checkOpen();
+        Objects.requireNonNull(owner, "owner must not be null");
+        if (!owner.id().startsWith(context.clientId() + ":")) {
+            throw new IllegalArgumentException("owner " + owner + " was created by another RedisLockClient");
+        }
+        return new RedisReentrantLock(LockKeys.of(keyPrefix, Arguments.lockName(name)), context, owner.id());
+    }
+
+    /** A new owner for work that moves between threads; see {@link LockOwner}. */
+    public LockOwner newOwner() {
+        return new LockOwner(context.clientId() + ":owner-" + ownerSequence.incrementAndGet());
+    }
+
+    /** Adds a listener for locks the watchdog finds lost. */
+    public void addLockLostListener(LockLostListener listener) {
+        lockLostListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+    }
+
+    public void removeLockLostListener(LockLostListener listener) {
+        lockLostListeners.remove(listener);
+    }
+
+    /** The locks this client's owners hold, as last seen locally. */
+    public List<HeldLock> heldLocks() {
+        List<HeldLock> held = new ArrayList<>();
+        for (Hold hold : context.holds().all()) {
+            if (!hold.lost()) {
+                held.add(new HeldLock(hold.keys().name(), hold.keys().lock(), hold.ownerId(), hold.ownerThread(),
+                        hold.count(), hold.fencingToken(), hold.acquiredAt(), hold.leaseExpiresAt(), hold.watchdog()));
+            }
+        }
+        return held;
+    }
+
+    /** The id that starts every owner id of this client. */
+    public String getClientId() {
+        return context.clientId();
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public Duration getWatchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Stops renewing leases and drops the pub/sub connection. Locks still held are not released: they
+     * expire when their leases end. Threads waiting for a lock get an {@link IllegalStateException}.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        watchdog.close();
+        context.subscriptions().close();
+        context.holds().clear();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("RedisLockClient " + context.clientId() + " is closed");
+        }
+    }
+
+    private void reportLost(Hold hold) {
+        LockLostEvent event = new LockLostEvent(hold.keys().name(), hold.keys().lock(), hold.ownerId(),
+                hold.fencingToken(), Instant.now());
+        log.warn("Lock '{}' held by {} was lost: its lease ended before the watchdog could renew it", event.lockName(),
+                event.ownerId());
+        for (LockLostListener listener : lockLostListeners) {
+            try {
+                listener.lockLost(event);
+            }
+            catch (RuntimeException ex) {
+                log.error("LockLostListener {} failed", listener, ex);
+            }
+        }
+    }
+
+    /** Settings for a {@link RedisLockClient}; every one has a default. */
+    public static final class Builder {
+
+        private final RedisConnectionFactory connectionFactory;
+        private String keyPrefix = "lock:";
+        private Duration watchdogTimeout = Duration.ofSeconds(30);
+        private String clientId;
+        private final List<LockLostListener> lockLostListeners = new ArrayList<>();
+
+        private Builder(RedisConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
+        }
+
+        /**
+         * Prepended to every lock name to form its Redis key (default {@code "lock:"}). Must not contain
+         * braces: the lock name is what goes in the Cluster hash tag.
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            if (keyPrefix == null || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+                throw new IllegalArgumentException("keyPrefix must not be null or contain '{' or '}', was " + keyPrefix);
+            }
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /**
+         * The lease of locks taken without one (default 30 s). The watchdog renews them every third of
+         * it while held; a crashed holder's lock frees after at most this long.
+         */
+        public Builder watchdogTimeout(Duration watchdogTimeout) {
+            if (watchdogTimeout == null || watchdogTimeout.compareTo(MIN_WATCHDOG_TIMEOUT) < 0
+                    || watchdogTimeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
+                throw new IllegalArgumentException("watchdogTimeout must be between " + MIN_WATCHDOG_TIMEOUT + " and "
+                        + MAX_WATCHDOG_TIMEOUT + ", was " + watchdogTimeout);
+            }
+            this.watchdogTimeout = watchdogTimeout;
+            return this;
+        }
+
+        /**
+         * The id that starts every owner id (default: a random UUID). It must be unique among all clients
+         * that are alive at the same time: two clients sharing one would see each other's threads as the
+         * same owner.
+         */
+        public Builder clientId(String clientId) {
+            if (clientId == null || clientId.isBlank() || clientId.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("clientId must not be null, blank or contain ':', was " + clientId);
+            }
+            this.clientId = clientId;
+            return this;
+        }
+
+        /** Adds a listener for locks the watchdog finds lost. */
+        public Builder lockLostListener(LockLostListener listener) {
+            lockLostListeners.add(Objects.requireNonNull(listener, "lockLostListener must not be null"));
+            return this;
+        }
+
+        public RedisLockClient build() {
+            return new RedisLockClient(this);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.github.relock.core.internal;
+
+/**
+ * What {@code acquire.lua} answered.
+ *
+ * @param holds  the owner's hold count after the call; 0 busy; -1 the owner's earlier hold is gone
+ * @param value  the new fencing token (0 on re-entry) when acquired, the holder's remaining lease in
+ *               ms when busy
+ */
+public record AcquireReply(long holds, long value) {
+
+    public boolean acquired() {
+        return holds > 0;
+    }
+
+    public boolean holdGone() {
+        return holds < 0;
+    }
+}

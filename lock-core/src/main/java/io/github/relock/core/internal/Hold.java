@@ -1,0 +1,83 @@
+package io.github.relock.core.internal;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the client knows about one owner's hold on one lock. The owner changes its count; the
+ * watchdog reads it and may mark it lost.
+ */
+public final class Hold {
+
+    private final LockKeys keys;
+    private final String ownerId;
+    private final @Nullable String ownerThread;
+    private final long fencingToken;
+    private final boolean watchdog;
+    private final Instant acquiredAt;
+    private volatile int count;
+    private volatile long leaseExpiresAtMillis;
+    private volatile boolean lost;
+
+    public Hold(LockKeys keys, String ownerId, @Nullable String ownerThread, long fencingToken, boolean watchdog,
+            int count, long leaseMillis) {
+        this.keys = keys;
+        this.ownerId = ownerId;
+        this.ownerThread = ownerThread;
+        this.fencingToken = fencingToken;
+        this.watchdog = watchdog;
+        this.acquiredAt = Instant.now();
+        this.count = count;
+        leaseRenewed(leaseMillis);
+    }
+
+    public LockKeys keys() {
+        return keys;
+    }
+
+    public String ownerId() {
+        return ownerId;
+    }
+
+    public @Nullable String ownerThread() {
+        return ownerThread;
+    }
+
+    public long fencingToken() {
+        return fencingToken;
+    }
+
+    /** Whether the watchdog renews this hold (it was first taken without a lease). */
+    public boolean watchdog() {
+        return watchdog;
+    }
+
+    public Instant acquiredAt() {
+        return acquiredAt;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    void count(int count) {
+        this.count = count;
+    }
+
+    public Instant leaseExpiresAt() {
+        return Instant.ofEpochMilli(leaseExpiresAtMillis);
+    }
+
+    void leaseRenewed(long leaseMillis) {
+        this.leaseExpiresAtMillis = System.currentTimeMillis() + leaseMillis;
+    }
+
+    public boolean lost() {
+        return lost;
+    }
+
+    void markLost() {
+        this.lost = true;
+    }
+}

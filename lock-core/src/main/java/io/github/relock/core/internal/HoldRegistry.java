@@ -1,0 +1,53 @@
+package io.github.relock.core.internal;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The holds of one client, keyed by lock and owner. It is also the watchdog's work list: taking a
+ * hold out of here is what stops its renewal, so release removes it before the release script runs.
+ */
+public final class HoldRegistry {
+
+    private record Id(String lockKey, String ownerId) {
+    }
+
+    private final Map<Id, Hold> holds = new ConcurrentHashMap<>();
+
+    public @Nullable Hold get(LockKeys keys, String ownerId) {
+        return holds.get(new Id(keys.lock(), ownerId));
+    }
+
+    public void put(Hold hold) {
+        holds.put(new Id(hold.keys().lock(), hold.ownerId()), hold);
+    }
+
+    /** Removes this very hold, not a newer one for the same lock and owner. */
+    public boolean remove(Hold hold) {
+        return holds.remove(new Id(hold.keys().lock(), hold.ownerId()), hold);
+    }
+
+    /** Holds the watchdog must renew now. */
+    public List<Hold> renewable() {
+        List<Hold> due = new ArrayList<>();
+        for (Hold hold : holds.values()) {
+            if (hold.watchdog() && !hold.lost()) {
+                due.add(hold);
+            }
+        }
+        return due;
+    }
+
+    public Collection<Hold> all() {
+        return List.copyOf(holds.values());
+    }
+
+    public void clear() {
+        holds.clear();
+    }
+}

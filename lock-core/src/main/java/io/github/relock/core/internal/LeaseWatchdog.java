@@ -1,0 +1,90 @@
+package io.github.relock.core.internal;
+
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Keeps the leases of watchdog holds alive: one thread per client renews every such hold every third
+ * of the watchdog timeout, in batched script calls. A hold the renewal finds gone is marked lost and
+ * reported. Taking a hold out of the {@link HoldRegistry} is what stops its renewal.
+ */
+public final class LeaseWatchdog implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
+
+    private final HoldRegistry holds;
+    private final LockCommands commands;
+    private final long leaseMillis;
+    private final Consumer<Hold> lost;
+    private final ScheduledExecutorService scheduler;
+
+    public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
+            Consumer<Hold> lost) {
+        this.holds = holds;
+        this.commands = commands;
+        this.leaseMillis = leaseMillis;
+        this.lost = lost;
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        long interval = Math.max(1, leaseMillis / 3);
+        scheduler.scheduleWithFixedDelay(this::renewAll, interval, interval, TimeUnit.MILLISECONDS);
+    }
+
+    /** One renewal round; also callable directly, e.g. by tests. */
+    public void renewAll() {
+        List<Hold> due = holds.renewable();
+        if (due.isEmpty()) {
+            return;
+        }
+        for (List<Hold> batch : commands.renewalBatches(due)) {
+            renew(batch);
+        }
+    }
+
+    private void renew(List<Hold> batch) {
+        List<Boolean> renewed;
+        try {
+            renewed = commands.renew(batch, leaseMillis);
+        }
+        catch (DataAccessException | IllegalStateException ex) {
+            // unknown outcome: try again next round, the lease still has two rounds left
+            log.warn("Could not renew {} lock lease(s); retrying in {} ms: {}", batch.size(), leaseMillis / 3,
+                    ex.getMessage());
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Hold hold = batch.get(i);
+            if (renewed.get(i)) {
+                hold.leaseRenewed(leaseMillis);
+            }
+            else if (holds.get(hold.keys(), hold.ownerId()) == hold && !hold.lost()) {
+                // still registered, so not a release racing this renewal: the lock really is gone
+                hold.markLost();
+                lost.accept(hold);
+            }
+        }
+    }
+
+
+    /** Stops renewing; leases then run out on their own. */
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

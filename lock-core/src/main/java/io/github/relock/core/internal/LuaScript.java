@@ -1,0 +1,93 @@
+package io.github.relock.core.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
+ * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock.
+ */
+public final class LuaScript<T> implements RedisScript<T> {
+
+    /** Take or re-enter a lock; see {@code acquire.lua}. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class);
+    /** Give back one hold; see {@code release.lua}. */
+    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class);
+    /** Renew a batch of leases; see {@code renew.lua}. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
+    /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
+    public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class);
+
+    private final String name;
+    private final String source;
+    private final byte[] sourceBytes;
+    private final String sha1;
+    private final Class<T> resultType;
+
+    private LuaScript(String resource, Class<T> resultType) {
+        this.name = resource;
+        this.source = read("/io/github/relock/core/" + resource);
+        this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
+        this.sha1 = sha1(sourceBytes);
+        this.resultType = resultType;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public byte[] sourceBytes() {
+        return sourceBytes;
+    }
+
+    public ReturnType returnType() {
+        return ReturnType.fromJavaType(resultType);
+    }
+
+    @Override
+    public String getSha1() {
+        return sha1;
+    }
+
+    @Override
+    public Class<T> getResultType() {
+        return resultType;
+    }
+
+    @Override
+    public String getScriptAsString() {
+        return source;
+    }
+
+    private static String read(String path) {
+        try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + path + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not read Lua script " + path, ex);
+        }
+    }
+
+    private static String sha1(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes));
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-1 is required by the JDK specification", ex);
+        }
+    }
+}

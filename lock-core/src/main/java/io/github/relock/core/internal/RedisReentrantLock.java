@@ -1,0 +1,310 @@
+package io.github.relock.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+
+import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOperationException;
+import io.github.relock.core.ReentrantDistributedLock;
+
+/**
+ * A lock handle: one lock name, owned by the calling thread or by one explicit owner. Holds no state
+ * of its own beyond that; what is held lives in Redis and in the client's {@link HoldRegistry}.
+ */
+public final class RedisReentrantLock implements ReentrantDistributedLock {
+
+    /** Attempts for one release whose outcome the network left unknown; they can never count twice. */
+    private static final int RELEASE_ATTEMPTS = 3;
+    private static final long RELEASE_RETRY_PAUSE_MILLIS = 50;
+    /** How often to look again when the holder set no lease (a key written by something else). */
+    private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final LockKeys keys;
+    private final ClientContext context;
+    private final @Nullable String fixedOwnerId;
+
+    public RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
+        this.keys = keys;
+        this.context = context;
+        this.fixedOwnerId = fixedOwnerId;
+    }
+
+    @Override
+    public String getName() {
+        return keys.name();
+    }
+
+    @Override
+    public String getKey() {
+        return keys.lock();
+    }
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(context.watchdogLeaseMillis(), true);
+    }
+
+    @Override
+    public void lock(long leaseTime, TimeUnit unit) {
+        acquireUninterruptibly(Arguments.leaseMillis(leaseTime, unit), false);
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(Long.MAX_VALUE, context.watchdogLeaseMillis(), true, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        context.openCheck().run();
+        return attempt(ownerId(), context.watchdogLeaseMillis(), true).acquired();
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
+        return acquire(Arguments.waitNanos(waitTime, unit), context.watchdogLeaseMillis(), true, true);
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        long waitNanos = Arguments.waitNanos(waitTime, unit);
+        return acquire(waitNanos, Arguments.leaseMillis(leaseTime, unit), false, true);
+    }
+
+    private void acquireUninterruptibly(long leaseMillis, boolean watchdog) {
+        try {
+            acquire(Long.MAX_VALUE, leaseMillis, watchdog, false);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait cannot be interrupted", ex);
+        }
+    }
+
+    private boolean acquire(long waitNanos, long leaseMillis, boolean watchdog, boolean interruptible)
+            throws InterruptedException {
+        context.openCheck().run();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before waiting for lock '" + keys.name() + "'");
+        }
+        String owner = ownerId();
+        AcquireReply reply = attempt(owner, leaseMillis, watchdog);
+        if (reply.acquired() || waitNanos == 0) {
+            return reply.acquired();
+        }
+        long deadline = System.nanoTime() + waitNanos;
+        boolean interrupted = false;
+        try (ReleaseWaiter waiter = context.subscriptions().join(keys.channel())) {
+            while (true) {
+                // armed before the attempt: a release announced from here on wakes the sleep below
+                waiter.arm();
+                reply = attempt(owner, leaseMillis, watchdog);
+                if (reply.acquired()) {
+                    waiter.arm(); // the wake-up, if any, was used
+                    return true;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                if (waiter.await(Math.min(left, untilLeaseEnds(reply.value())))) {
+                    if (interruptible) {
+                        throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");
+                    }
+                    interrupted = true;
+                }
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static long untilLeaseEnds(long pttlMillis) {
+        if (pttlMillis == -1) {
+            return NO_LEASE_POLL_NANOS;
+        }
+        // -2: the key vanished between the two reads; 0: expiring now. Either way, look again at once
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(0, pttlMillis));
+    }
+
+    /** One acquire round trip; records the hold before returning so renewal can never miss it. */
+    private AcquireReply attempt(String owner, long leaseMillis, boolean watchdog) {
+        Hold hold = context.holds().get(keys, owner);
+        int before = hold == null || hold.lost() ? 0 : hold.count();
+        AcquireReply reply;
+        try {
+            reply = context.commands().acquire(keys, owner, leaseMillis, before);
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name()
+                    + "': Redis did not answer (" + ex.getMessage() + ")", ex);
+        }
+        if (reply.acquired()) {
+            if (before == 0) {
+                context.holds().put(new Hold(keys, owner, ownerThread(), reply.value(), watchdog,
+                        (int) reply.holds(), leaseMillis));
+            }
+            else {
+                hold.count((int) reply.holds());
+            }
+        }
+        else if (reply.holdGone()) {
+            if (hold != null) {
+                context.holds().remove(hold);
+            }
+            if (before == 0) {
+                throw new IllegalStateException("Redis already records holds of lock '" + keys.name() + "' for owner '"
+                        + owner + "' that this client did not take: is another client using the same client id?");
+            }
+            throw new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost while " + describeOwner()
+                    + " held it (its lease ran out or it was force-unlocked); re-entry refused");
+        }
+        return reply;
+    }
+
+    @Override
+    public void unlock() {
+        context.openCheck().run();
+        String owner = ownerId();
+        Hold hold = context.holds().get(keys, owner);
+        if (hold == null) {
+            throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + describeOwner());
+        }
+        if (hold.lost()) {
+            context.holds().remove(hold);
+            throw lost();
+        }
+        int before = hold.count();
+        if (before == 1) {
+            context.holds().remove(hold); // stops renewal before the release runs
+        }
+        long left = release(hold, before);
+        if (left < 0) {
+            context.holds().remove(hold);
+            throw lost();
+        }
+        if (left > 0) {
+            hold.count((int) left);
+        }
+    }
+
+    private long release(Hold hold, int before) {
+        DataAccessException failure = null;
+        for (int attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+            try {
+                return context.commands().release(keys, hold.ownerId(), hold.fencingToken(), before);
+            }
+            catch (RedisConnectionFailureException | QueryTimeoutException ex) {
+                failure = ex; // outcome unknown: the script's hold-count check makes a retry safe
+                if (!pause(RELEASE_RETRY_PAUSE_MILLIS * attempt)) {
+                    break;
+                }
+            }
+            catch (DataAccessException ex) {
+                failure = ex;
+                break;
+            }
+        }
+        throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name()
+                + "': Redis did not answer; the lock is freed when its lease ends", failure);
+    }
+
+    private static boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private LockLostException lost() {
+        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost before " + describeOwner()
+                + " released it: its lease ran out or it was force-unlocked, so another holder may have run meanwhile");
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        context.openCheck().run();
+        return query(() -> context.commands().forceUnlock(keys));
+    }
+
+    @Override
+    public boolean isLocked() {
+        return query(() -> context.commands().exists(keys));
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return getHoldCount() > 0;
+    }
+
+    @Override
+    public int getHoldCount() {
+        String owner = ownerId();
+        Hold hold = context.holds().get(keys, owner);
+        if (hold == null || hold.lost()) {
+            return 0;
+        }
+        return query(() -> context.commands().holdCount(keys, owner));
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return Duration.ofMillis(query(() -> context.commands().remainingLeaseMillis(keys)));
+    }
+
+    @Override
+    public long fencingToken() {
+        Hold hold = context.holds().get(keys, ownerId());
+        if (hold == null || hold.lost()) {
+            throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + describeOwner()
+                    + ", so there is no fencing token");
+        }
+        return hold.fencingToken();
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("Distributed locks have no conditions: waiting threads would have to "
+                + "be tracked in Redis too. Use a separate queue or pub/sub channel to signal between holders.");
+    }
+
+    private <T> T query(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), "Could not read lock '" + keys.name()
+                    + "': Redis did not answer (" + ex.getMessage() + ")", ex);
+        }
+    }
+
+    private String ownerId() {
+        return fixedOwnerId != null ? fixedOwnerId : context.clientId() + ":" + Thread.currentThread().getId();
+    }
+
+    private @Nullable String ownerThread() {
+        return fixedOwnerId != null ? null : Thread.currentThread().getName();
+    }
+
+    private String describeOwner() {
+        return fixedOwnerId != null ? "owner '" + fixedOwnerId + "'"
+                : "thread '" + Thread.currentThread().getName() + "' (owner '" + ownerId() + "')";
+    }
+
+    @Override
+    public String toString() {
+        return "RedisReentrantLock[" + keys.lock() + (fixedOwnerId != null ? ", owner " + fixedOwnerId : "") + "]";
+    }
+}

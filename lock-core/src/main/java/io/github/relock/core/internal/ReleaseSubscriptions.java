@@ -1,0 +1,184 @@
+package io.github.relock.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.Subscription;
+
+/**
+ * One client's pub/sub connection and the local waiters behind it. A lock's release channel is
+ * subscribed while at least one local thread waits for that lock and unsubscribed when the last one
+ * leaves; a release message wakes one local waiter, not all of them.
+ *
+ * <p>An idle anchor channel keeps the connection subscribed between waits, so a wait does not pay for
+ * a new connection. Messages can be lost (reconnects); waiters also wake when the holder's lease
+ * would end, so a lost message costs time, never a hang.
+ */
+public final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriptions.class);
+
+    /** Local waiters for one lock's release channel. */
+    static final class Channel {
+        final String name;
+        final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
+        int members; // guarded by ReleaseSubscriptions.lifecycle
+
+        Channel(String name) {
+            this.name = name;
+        }
+
+        void wakeOne() {
+            for (ReleaseWaiter waiter : waiters) {
+                if (waiter.signal()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private final RedisConnectionFactory factory;
+    private final byte[] anchorChannel;
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final Object lifecycle = new Object();
+    private @Nullable RedisConnection connection; // guarded by lifecycle
+    private volatile boolean closed;
+
+    public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
+        this.factory = factory;
+        this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter.
+     * When this returns, releases on the channel reach the waiter.
+     */
+    public ReleaseWaiter join(String channelName) {
+        synchronized (lifecycle) {
+            ensureOpen();
+            Channel channel = channels.get(channelName);
+            if (channel == null) {
+                subscription().subscribe(bytes(channelName));
+                channel = new Channel(channelName);
+                channels.put(channelName, channel);
+            }
+            channel.members++;
+            ReleaseWaiter waiter = new ReleaseWaiter(this, channel);
+            channel.waiters.add(waiter);
+            return waiter;
+        }
+    }
+
+    void leave(ReleaseWaiter waiter, Channel channel, boolean unusedWakeUp) {
+        synchronized (lifecycle) {
+            channel.waiters.remove(waiter);
+            if (--channel.members == 0) {
+                channels.remove(channel.name);
+                unsubscribe(channel.name);
+            }
+        }
+        if (unusedWakeUp) {
+            channel.wakeOne();
+        }
+    }
+
+    @Override
+    public void onMessage(Message message, byte @Nullable [] pattern) {
+        Channel channel = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+        if (channel != null) {
+            channel.wakeOne();
+        }
+    }
+
+    /** Channels with local waiters right now. */
+    public int activeChannels() {
+        return channels.size();
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+        }
+    }
+
+    private Subscription subscription() {
+        RedisConnection current = connection;
+        if (current != null && current.isSubscribed()) {
+            Subscription subscription = current.getSubscription();
+            if (subscription != null && subscription.isAlive()) {
+                return subscription;
+            }
+        }
+        if (current != null) {
+            closeQuietly(current);
+        }
+        RedisConnection fresh = factory.getConnection();
+        try {
+            // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
+            fresh.subscribe(this, anchorChannel);
+        }
+        catch (RuntimeException ex) {
+            closeQuietly(fresh);
+            throw ex;
+        }
+        connection = fresh;
+        Subscription subscription = fresh.getSubscription();
+        if (subscription == null) {
+            throw new IllegalStateException("The Redis driver did not report a subscription; relock needs Lettuce");
+        }
+        return subscription;
+    }
+
+    private void unsubscribe(String channelName) {
+        RedisConnection current = connection;
+        if (closed || current == null || current.getSubscription() == null) {
+            return;
+        }
+        try {
+            current.getSubscription().unsubscribe(bytes(channelName));
+        }
+        catch (RuntimeException ex) {
+            // a dead connection has no subscriptions left to undo
+            log.debug("Could not unsubscribe from {}", channelName, ex);
+        }
+    }
+
+    /** Wakes every waiter with an error, then drops the pub/sub connection. */
+    @Override
+    public void close() {
+        closed = true;
+        for (Channel channel : channels.values()) {
+            channel.waiters.forEach(ReleaseWaiter::wakeForShutdown);
+        }
+        synchronized (lifecycle) {
+            if (connection != null) {
+                closeQuietly(connection);
+                connection = null;
+            }
+            channels.clear();
+        }
+    }
+
+    private static void closeQuietly(RedisConnection connection) {
+        try {
+            connection.close();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Could not close the pub/sub connection", ex);
+        }
+    }
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+}
