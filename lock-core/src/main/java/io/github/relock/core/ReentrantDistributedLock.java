@@ -86,6 +86,14 @@ public interface ReentrantDistributedLock extends Lock {
     /** Whether this handle's owner holds the lock right now, according to Redis. */
     boolean isHeldByCurrentThread();
 
+    /**
+     * Whether this handle's owner took the lock and has since lost it, as far as this client knows
+     * without asking Redis: the watchdog found it gone, or its fixed lease has run out by the local
+     * clock. Use it before committing work done under the lock; {@link #unlock()} will then throw
+     * {@link LockLostException}.
+     */
+    boolean isLost();
+
     /** How many times this handle's owner holds the lock, according to Redis (0 if not at all). */
     int getHoldCount();
 

@@ -250,6 +250,12 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     }
 
     @Override
+    public boolean isLost() {
+        Hold hold = context.holds().get(keys, ownerId());
+        return hold != null && (hold.lost() || !hold.watchdog() && hold.leaseExpiresAt().isBefore(java.time.Instant.now()));
+    }
+
+    @Override
     public int getHoldCount() {
         String owner = ownerId();
         Hold hold = context.holds().get(keys, owner);
