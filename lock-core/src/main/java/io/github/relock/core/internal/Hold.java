@@ -73,6 +73,10 @@ public final class Hold {
         this.leaseExpiresAtMillis = System.currentTimeMillis() + leaseMillis;
     }
 
+    void leaseAtLeast(long leaseMillis) {
+        this.leaseExpiresAtMillis = Math.max(leaseExpiresAtMillis, System.currentTimeMillis() + leaseMillis);
+    }
+
     public boolean lost() {
         return lost;
     }

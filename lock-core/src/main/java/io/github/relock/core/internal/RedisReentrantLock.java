@@ -154,6 +154,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             }
             else {
                 hold.count((int) reply.holds());
+                hold.leaseAtLeast(leaseMillis); // the script lengthened the lease, never shortened it
             }
         }
         else if (reply.holdGone()) {
