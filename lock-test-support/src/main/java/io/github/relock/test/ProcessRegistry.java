@@ -1,0 +1,147 @@
+package io.github.relock.test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one place that knows every child process the fixtures started (redis-server, Sentinel, cluster
+ * nodes, child JVMs) and every temp directory they use, so that nothing outlives the JVM.
+ *
+ * <p>Two layers: a JVM shutdown hook kills what is still alive on a normal exit, and a tiny {@code sh}
+ * "reaper" process, fed the pids over its stdin, kills them when that pipe closes, which also happens
+ * when this JVM is killed with SIGKILL or crashes (no shutdown hook runs then).
+ */
+final class ProcessRegistry {
+
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+    private static final Set<Path> TEMP_DIRS = ConcurrentHashMap.newKeySet();
+
+    // Reads "+pid" / "-pid" lines; on EOF (this JVM gone) SIGKILLs the pids still registered.
+    private static final String REAPER_SCRIPT = String.join("\n",
+            "trap '' INT HUP",
+            "pids=' '",
+            "while IFS= read -r line; do",
+            "  case \"$line\" in",
+            "    +*) pids=\"$pids${line#+} \" ;;",
+            "    -*) p=${line#-}",
+            "        case \"$pids\" in *\" $p \"*) pids=\"${pids%% $p *} ${pids#* $p }\" ;; esac ;;",
+            "  esac",
+            "done",
+            "set -- $pids",
+            "[ $# -gt 0 ] && kill -9 \"$@\" 2>/dev/null",
+            "exit 0");
+
+    private static @Nullable OutputStream reaperInput;
+    private static boolean reaperTried;
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(ProcessRegistry::cleanUp, "relock-test-cleanup"));
+    }
+
+    private ProcessRegistry() {
+    }
+
+    /** Starts the process and registers it, so it is killed at JVM exit if nobody stopped it before. */
+    static Process start(ProcessBuilder builder) throws IOException {
+        Process process = builder.start();
+        LIVE.add(process);
+        tellReaper("+" + process.pid());
+        process.onExit().thenRun(() -> {
+            LIVE.remove(process);
+            tellReaper("-" + process.pid());
+        });
+        return process;
+    }
+
+    /** Creates a temp directory that is deleted at JVM exit unless {@link #delete(Path)} ran before. */
+    static Path createTempDir(String prefix) {
+        try {
+            Path dir = Files.createTempDirectory(prefix);
+            TEMP_DIRS.add(dir);
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temp directory", e);
+        }
+    }
+
+    /** Deletes a directory tree now; failures are ignored (it is only test scratch space). */
+    static void delete(Path dir) {
+        TEMP_DIRS.remove(dir);
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException ignored) {
+            // best effort: a leftover temp dir is harmless
+        }
+    }
+
+    private static synchronized void tellReaper(String line) {
+        if (!reaperTried) {
+            reaperTried = true;
+            reaperInput = startReaper();
+        }
+        if (reaperInput == null) {
+            return;
+        }
+        try {
+            reaperInput.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+            reaperInput.flush();
+        } catch (IOException e) {
+            reaperInput = null; // the reaper died; the shutdown hook still covers normal exits
+        }
+    }
+
+    private static @Nullable OutputStream startReaper() {
+        try {
+            Process reaper = new ProcessBuilder("sh", "-c", REAPER_SCRIPT)
+                    .redirectOutput(Redirect.DISCARD)
+                    .redirectError(Redirect.DISCARD)
+                    .start();
+            return reaper.getOutputStream();
+        } catch (IOException e) {
+            return null; // no POSIX shell (Windows): rely on the shutdown hook alone
+        }
+    }
+
+    private static void cleanUp() {
+        List<Process> victims = new ArrayList<>(LIVE);
+        victims.forEach(Process::destroyForcibly);
+        for (Process process : victims) {
+            try {
+                if (process.waitFor(2, TimeUnit.SECONDS)) {
+                    tellReaper("-" + process.pid()); // gone: the reaper must not kill a reused pid
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        synchronized (ProcessRegistry.class) {
+            if (reaperInput != null) {
+                try {
+                    reaperInput.close(); // EOF: the reaper kills what is left and exits
+                } catch (IOException ignored) {
+                    // it is gone already
+                }
+                reaperInput = null;
+            }
+        }
+        new ArrayList<>(TEMP_DIRS).forEach(ProcessRegistry::delete);
+    }
+}
