@@ -1,0 +1,89 @@
+package io.github.relock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding a Redis lock, so that one call at a time runs per lock key
+ * across every instance of the application.
+ *
+ * <pre>{@code
+ * @DistributedLock(key = "#order.id")
+ * public void ship(Order order) { ... }
+ *
+ * @DistributedLock(name = "payments", key = "#payment.accountId", waitTime = "2s", leaseTime = "${payments.lease:10s}")
+ * public Receipt pay(Payment payment) { ... }
+ *
+ * @DistributedLock(name = "transfer", keys = {"#from.id", "#to.id"})
+ * public void transfer(Account from, Account to, long cents) { ... }
+ * }</pre>
+ *
+ * <p>The lock is named {@code name + ":" + key}, so the Redis key of the first example is
+ * {@code lock:{OrderService.ship:42}}. A nested annotated call that resolves to the same lock on the
+ * same thread re-enters it (hold count 2), even across beans; the lock is freed when the outermost
+ * call returns.
+ *
+ * <p>Everything is checked at startup: a malformed expression, an unknown parameter name, a duration
+ * that does not parse, a missing fallback method, or an annotation on a method that Spring cannot
+ * proxy (private, final, static, or in a final class) stops the application with a message that names
+ * the bean and the method.
+ *
+ * <p>Return types: for {@link java.util.concurrent.CompletableFuture} and
+ * {@link java.util.concurrent.CompletionStage} the lock is held until the returned future completes.
+ * Reactive types ({@code Mono}, {@code Flux}, ...) are refused at startup.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+    /**
+     * SpEL expression for the lock key, evaluated against the call: {@code #order.id}, {@code #p0},
+     * {@code #a0}, {@code #root.method.name}, {@code #root.target}, {@code #root.args[1]},
+     * {@code @someBean.tenant()}. Empty (with no {@link #keys()}): one lock for the whole method. A key
+     * that evaluates to {@code null} or blank fails the call with {@link InvalidLockKeyException}.
+     */
+    String key() default "";
+
+    /**
+     * Several SpEL key expressions: all the locks are taken, or none. They are taken in a fixed order
+     * (sorted by lock name), so two calls that lock the same keys in a different argument order cannot
+     * deadlock. Use either {@link #key()} or {@code keys}, not both.
+     */
+    String[] keys() default {};
+
+    /**
+     * Logical name of the lock: the first part of the Redis lock name, the tag on observations, and the
+     * entry under {@code relock.locks.<name>} in {@code application.yml} that tunes it. Default: the
+     * simple name of the class that declares the method, a dot, and the method name
+     * ({@code OrderService.ship}).
+     */
+    String name() default "";
+
+    /**
+     * How long a call waits for the lock: {@code 500ms}, {@code 2s}, {@code PT5S}, or a {@code ${...}}
+     * placeholder; {@code 0s} means one attempt. Empty: {@code relock.locks.<name>.wait-time}, else
+     * {@code relock.wait-time}.
+     */
+    String waitTime() default "";
+
+    /**
+     * A fixed lease: the lock ends this long after it was taken even if the method still runs. Same
+     * formats as {@link #waitTime()}. Empty: {@code relock.locks.<name>.lease-time}, else
+     * {@code relock.lease-time}; if those are empty too, the watchdog keeps the lock while the method
+     * runs.
+     */
+    String leaseTime() default "";
+
+    /**
+     * Name of a method on the same bean to call instead when the lock is not acquired in time. It takes
+     * the same parameters as the annotated method, optionally followed by one parameter that accepts a
+     * {@link LockNotAcquiredException}, and returns a type compatible with the annotated method's.
+     * Empty: the application's {@link LockFailureHandler} bean decides, and without one the call throws
+     * {@link LockNotAcquiredException}.
+     */
+    String fallbackMethod() default "";
+}

@@ -1,0 +1,69 @@
+package io.github.relock.spring.aop;
+
+import java.lang.reflect.Method;
+import java.util.Collections;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+import io.github.relock.spring.DistributedLock;
+
+/**
+ * The {@link LockDefinition}s of annotated methods, built once per (method, bean class) and cached. The
+ * startup check fills it; a method first seen at call time is built then.
+ */
+public final class LockDefinitionRegistry {
+
+    private final LockDefinitionFactory factory;
+    private final ConcurrentMap<MethodClassKey, Optional<LockDefinition>> definitions = new ConcurrentHashMap<>();
+    private final Set<String> names = ConcurrentHashMap.newKeySet();
+
+    public LockDefinitionRegistry(LockDefinitionFactory factory) {
+        this.factory = factory;
+    }
+
+    /**
+     * The definition for a call, or {@code null} if the method carries no {@code @DistributedLock}.
+     *
+     * @param method      the invoked method, possibly declared on an interface
+     * @param targetClass the class of the bean behind the proxy
+     */
+    public @Nullable LockDefinition get(Method method, Class<?> targetClass) {
+        Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+        return lookup(null, specific, targetClass).orElse(null);
+    }
+
+    /**
+     * Builds (or returns) the definition of a method found by the startup check, so that a mistake fails
+     * startup with the bean's name in the message.
+     */
+    public @Nullable LockDefinition register(String beanName, Method method, Class<?> targetClass) {
+        return lookup(beanName, AopUtils.getMostSpecificMethod(method, targetClass), targetClass).orElse(null);
+    }
+
+    /** Logical lock names of every definition built so far. */
+    public Set<String> names() {
+        return Collections.unmodifiableSet(names);
+    }
+
+    private Optional<LockDefinition> lookup(@Nullable String beanName, Method specific, Class<?> targetClass) {
+        MethodClassKey key = new MethodClassKey(specific, targetClass);
+        Optional<LockDefinition> known = definitions.get(key);
+        if (known != null) {
+            return known;
+        }
+        // built outside computeIfAbsent: the factory may throw, and that must not poison the map
+        DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        Optional<LockDefinition> built = annotation == null ? Optional.empty()
+                : Optional.of(factory.create(beanName, specific, targetClass, annotation));
+        built.ifPresent(definition -> names.add(definition.name()));
+        Optional<LockDefinition> raced = definitions.putIfAbsent(key, built);
+        return raced != null ? raced : built;
+    }
+}

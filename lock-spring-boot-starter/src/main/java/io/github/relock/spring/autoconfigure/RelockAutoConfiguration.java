@@ -1,0 +1,125 @@
+package io.github.relock.spring.autoconfigure;
+
+import java.util.Optional;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.function.SingletonSupplier;
+
+import io.github.relock.core.LockLostListener;
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.spring.LockFailureHandler;
+import io.github.relock.spring.LockKeyResolver;
+import io.github.relock.spring.aop.DistributedLockAdvisor;
+import io.github.relock.spring.aop.DistributedLockInterceptor;
+import io.github.relock.spring.aop.LockDefinitionFactory;
+import io.github.relock.spring.aop.LockDefinitionRegistry;
+import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.aop.LockedMethodScanner;
+import io.github.relock.spring.aop.SpelLockKeyResolver;
+import io.github.relock.spring.observation.ObservationLockObserver;
+import io.micrometer.observation.ObservationRegistry;
+
+/**
+ * Auto-configures a {@link RedisLockClient} over the application's {@link RedisConnectionFactory} and
+ * the {@code @DistributedLock} aspect. Every bean can be replaced by declaring one of the same type.
+ *
+ * <p>The client runs its own pub/sub subscription; it never registers on Boot's
+ * {@code redisMessageListenerContainer}. It is closed with the context: renewals stop and the
+ * subscription goes.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = "relock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RelockProperties.class)
+public final class RelockAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedisLockClient relockClient(RedisConnectionFactory connectionFactory, RelockProperties properties,
+            ObjectProvider<LockLostListener> lockLostListeners) {
+        RedisLockClient.Builder builder = RedisLockClient.builder(connectionFactory)
+                .keyPrefix(properties.getKeyPrefix())
+                .watchdogTimeout(properties.getWatchdogTimeout());
+        if (properties.getClientId() != null) {
+            builder.clientId(properties.getClientId());
+        }
+        lockLostListeners.orderedStream().forEach(builder::lockLostListener);
+        return builder.build(); // AutoCloseable: the context closes it
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockKeyResolver relockKeyResolver(BeanFactory beanFactory) {
+        return new SpelLockKeyResolver(new BeanFactoryResolver(beanFactory));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockDefinitionRegistry relockLockDefinitions(RelockProperties properties, Environment environment,
+            LockKeyResolver keyResolver) {
+        return new LockDefinitionRegistry(new LockDefinitionFactory(environment, properties::timingsFor, keyResolver));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LockedMethodScanner relockLockedMethodScanner(ConfigurableListableBeanFactory beanFactory,
+            LockDefinitionRegistry definitions, RelockProperties properties) {
+        return new LockedMethodScanner(beanFactory, definitions, properties.getLocks().keySet());
+    }
+
+    /** Static and lazy in what it needs: advisors are created before most beans exist. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnMissingBean
+    static DistributedLockAdvisor distributedLockAdvisor(Environment environment, ObjectProvider<RedisLockClient> client, ObjectProvider<LockDefinitionRegistry> definitions,
+            ObjectProvider<LockKeyResolver> keyResolver, ObjectProvider<LockFailureHandler> failureHandler,
+            ObjectProvider<LockObserver> observer) {
+        SingletonSupplier<Optional<LockFailureHandler>> handler =
+                SingletonSupplier.of(() -> Optional.ofNullable(failureHandler.getIfUnique()));
+        SingletonSupplier<LockObserver> lockObserver = SingletonSupplier.of(() -> observer.getIfUnique(() -> LockObserver.NOOP));
+        DistributedLockInterceptor interceptor = new DistributedLockInterceptor(SingletonSupplier.of(client::getObject),
+                SingletonSupplier.of(definitions::getObject), SingletonSupplier.of(keyResolver::getObject),
+                () -> handler.obtain().orElse(null), lockObserver::obtain);
+        // read directly: creating the properties bean this early would keep it from some post-processors
+        int order = Binder.get(environment).bind("relock.aspect-order", Integer.class)
+                .orElse(DistributedLockAdvisor.DEFAULT_ORDER);
+        return new DistributedLockAdvisor(interceptor, order);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.transaction.ConfigurableTransactionManager")
+    static class TransactionGuardConfiguration {
+
+        @Bean
+        static LockLostTransactionGuardRegistrar relockLockLostTransactionGuard() {
+            return new LockLostTransactionGuardRegistrar();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    static class ObservationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        LockObserver relockLockObserver(ObjectProvider<ObservationRegistry> registry) {
+            return new ObservationLockObserver(SingletonSupplier.of(() -> registry.getIfUnique(() -> ObservationRegistry.NOOP)));
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package io.github.relock.spring.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.spring.InvalidLockConfigurationException;
+import io.github.relock.spring.aop.DistributedLockAdvisor;
+import io.github.relock.spring.aop.LockTimings;
+
+/**
+ * {@code relock.*}: the lock client and the defaults of every {@code @DistributedLock} method, with
+ * per-lock-name overrides under {@code relock.locks.<name>}. Checked once bound: an invalid value stops
+ * startup with a message that says what to change.
+ */
+@ConfigurationProperties("relock")
+public class RelockProperties implements InitializingBean {
+
+    /** Longer leases are almost certainly a unit mistake; the core refuses them too. */
+    private static final Duration MAX_LEASE = Duration.ofDays(365);
+
+    /** Whether to auto-configure the lock client and the @DistributedLock aspect. */
+    private boolean enabled = true;
+
+    /** Prepended to every lock name to form its Redis key: lock:{name}. Must not be blank or contain braces. */
+    private String keyPrefix = "lock:";
+
+    /** How long a call waits for its lock before giving up; 0s makes a single attempt. */
+    private Duration waitTime = Duration.ofSeconds(5);
+
+    /**
+     * A fixed lease for every lock: it ends this long after it was taken, even if the method still runs.
+     * Empty: the watchdog keeps the lock for as long as the method runs.
+     */
+    private @Nullable Duration leaseTime;
+
+    /**
+     * Lease of locks taken without a fixed one, renewed every third of it while held. A crashed holder
+     * blocks its locks at most this long. Between 100ms and 1d.
+     */
+    private Duration watchdogTimeout = Duration.ofSeconds(30);
+
+    /**
+     * Order of the lock advice. The default puts it outside @Transactional (which defaults to the lowest
+     * precedence), so the lock is released after the transaction commits.
+     */
+    private int aspectOrder = DistributedLockAdvisor.DEFAULT_ORDER;
+
+    /**
+     * Id of this instance's lock client, the first part of every owner id in Redis. Must be unique
+     * among running instances and contain no colon. Empty: a random UUID.
+     */
+    private @Nullable String clientId;
+
+    /** Per-lock-name overrides, for @DistributedLock(name = "payments") and the like. */
+    private Map<String, Lock> locks = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getWaitTime() {
+        return waitTime;
+    }
+
+    public void setWaitTime(Duration waitTime) {
+        this.waitTime = waitTime;
+    }
+
+    public @Nullable Duration getLeaseTime() {
+        return leaseTime;
+    }
+
+    public void setLeaseTime(@Nullable Duration leaseTime) {
+        this.leaseTime = leaseTime;
+    }
+
+    public Duration getWatchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    public void setWatchdogTimeout(Duration watchdogTimeout) {
+        this.watchdogTimeout = watchdogTimeout;
+    }
+
+    public int getAspectOrder() {
+        return aspectOrder;
+    }
+
+    public void setAspectOrder(int aspectOrder) {
+        this.aspectOrder = aspectOrder;
+    }
+
+    public @Nullable String getClientId() {
+        return clientId;
+    }
+
+    public void setClientId(@Nullable String clientId) {
+        this.clientId = clientId;
+    }
+
+    public Map<String, Lock> getLocks() {
+        return locks;
+    }
+
+    public void setLocks(Map<String, Lock> locks) {
+        this.locks = locks;
+    }
+
+    /** The timings for a logical lock name: its {@code relock.locks} entry where set, else the defaults. */
+    public LockTimings timingsFor(String name) {
+        Lock lock = locks.get(name);
+        Duration wait = lock != null && lock.getWaitTime() != null ? lock.getWaitTime() : waitTime;
+        Duration lease = lock != null && lock.getLeaseTime() != null ? lock.getLeaseTime() : leaseTime;
+        return new LockTimings(wait, lease);
+    }
+
+    @Override
+    public void afterPropertiesSet() {
+        validate();
+    }
+
+    /**
+     * Checks every value.
+     *
+     * @throws InvalidLockConfigurationException naming the property and what to change
+     */
+    public void validate() {
+        if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+            throw invalid("relock.key-prefix", "'" + keyPrefix + "'",
+                    "it must not be blank, and must not contain braces (the lock name goes in the Redis Cluster hash tag)",
+                    "Set relock.key-prefix to a short namespace such as lock: or myapp:lock:, or remove it to use lock:.");
+        }
+        checkWait("relock.wait-time", waitTime);
+        checkLease("relock.lease-time", leaseTime);
+        if (watchdogTimeout == null || watchdogTimeout.compareTo(RedisLockClient.MIN_WATCHDOG_TIMEOUT) < 0
+                || watchdogTimeout.compareTo(RedisLockClient.MAX_WATCHDOG_TIMEOUT) > 0) {
+            throw invalid("relock.watchdog-timeout", String.valueOf(watchdogTimeout),
+                    "it must be between 100ms and 1d: the watchdog renews every third of it, and a crashed holder "
+                            + "blocks its locks this long",
+                    "Set relock.watchdog-timeout to a duration such as 30s, or remove it to use 30s.");
+        }
+        if (clientId != null && (clientId.isBlank() || clientId.indexOf(':') >= 0)) {
+            throw invalid("relock.client-id", "'" + clientId + "'", "it must not be blank or contain ':'",
+                    "Set relock.client-id to a unique id without colons, such as the host name, or remove it to use "
+                            + "a random UUID.");
+        }
+        locks.forEach((name, lock) -> {
+            checkWait("relock.locks." + name + ".wait-time", lock.getWaitTime());
+            checkLease("relock.locks." + name + ".lease-time", lock.getLeaseTime());
+        });
+    }
+
+    private static void checkWait(String property, @Nullable Duration value) {
+        if (value != null && value.isNegative()) {
+            throw invalid(property, value.toString(), "a wait time cannot be negative",
+                    "Set " + property + " to 0s for a single attempt, or to a positive duration such as 5s.");
+        }
+    }
+
+    private static void checkLease(String property, @Nullable Duration value) {
+        if (value != null && (value.isNegative() || value.isZero() || value.compareTo(MAX_LEASE) > 0)) {
+            throw invalid(property, value.toString(), "a lease must be between 1ms and 365 days",
+                    "Set " + property + " to a positive duration such as 10s, or remove it to let the watchdog "
+                            + "keep the lock while the method runs.");
+        }
+    }
+
+    private static InvalidLockConfigurationException invalid(String property, String value, String problem,
+            String action) {
+        return new InvalidLockConfigurationException("Invalid value " + value + " for " + property + ": " + problem
+                + ".", action);
+    }
+
+    /** Overrides for one logical lock name; what is left empty comes from {@code relock.*}. */
+    public static class Lock {
+
+        /** How long a call waits for this lock; empty: relock.wait-time. */
+        private @Nullable Duration waitTime;
+
+        /** Fixed lease of this lock; empty: relock.lease-time (or the watchdog if that is empty too). */
+        private @Nullable Duration leaseTime;
+
+        public @Nullable Duration getWaitTime() {
+            return waitTime;
+        }
+
+        public void setWaitTime(@Nullable Duration waitTime) {
+            this.waitTime = waitTime;
+        }
+
+        public @Nullable Duration getLeaseTime() {
+            return leaseTime;
+        }
+
+        public void setLeaseTime(@Nullable Duration leaseTime) {
+            this.leaseTime = leaseTime;
+        }
+    }
+}

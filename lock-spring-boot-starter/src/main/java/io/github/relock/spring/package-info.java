@@ -1,0 +1,9 @@
+/**
+ * The starter's public API: the {@link io.github.relock.spring.DistributedLock @DistributedLock}
+ * annotation, its exceptions, and the extension points {@link io.github.relock.spring.LockFailureHandler}
+ * and {@link io.github.relock.spring.LockKeyResolver}.
+ */
+@NullMarked
+package io.github.relock.spring;
+
+import org.jspecify.annotations.NullMarked;
