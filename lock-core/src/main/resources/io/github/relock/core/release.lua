@@ -7,8 +7,10 @@ if redis.call('get', KEYS[2]) ~= ARGV[2] then
 end
 local expected = tonumber(ARGV[3])
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
-if holds == expected - 1 then
-  return holds  -- a retried release that already ran: never decrement twice
+-- a retried release that already ran: never decrement twice. At zero the hash must be gone too,
+-- or the caller is not the owner at all but merely knows the current token
+if holds == expected - 1 and (holds > 0 or redis.call('exists', KEYS[1]) == 0) then
+  return holds
 end
 if holds ~= expected then
   return -1

@@ -95,27 +95,31 @@ public final class LockCommands {
     }
 
     public boolean exists(LockKeys keys) {
-        Boolean exists = run(c -> c.keyCommands().exists(bytes(keys.lock())));
-        return Boolean.TRUE.equals(exists);
+        return Boolean.TRUE.equals(query(c -> c.keyCommands().exists(bytes(keys.lock()))));
     }
 
     public int holdCount(LockKeys keys, String ownerId) {
-        byte[] count = run(c -> c.hashCommands().hGet(bytes(keys.lock()), bytes(ownerId)));
+        byte[] count = query(c -> c.hashCommands().hGet(bytes(keys.lock()), bytes(ownerId)));
         return count == null ? 0 : Integer.parseInt(new String(count, StandardCharsets.UTF_8));
     }
 
     public long remainingLeaseMillis(LockKeys keys) {
-        Long pttl = run(c -> c.keyCommands().pTtl(bytes(keys.lock())));
+        Long pttl = query(c -> c.keyCommands().pTtl(bytes(keys.lock())));
         return pttl == null ? 0 : Math.max(0, pttl);
     }
 
+    /** Runs a script: a missing reply means MULTI or a pipeline swallowed it, which the lock cannot work with. */
     private <T> T run(Function<RedisConnection, @Nullable T> call) {
+        T result = query(call);
+        if (result == null) {
+            throw new IllegalStateException("Redis returned no reply; relock does not run inside MULTI or a pipeline");
+        }
+        return result;
+    }
+
+    private <T> @Nullable T query(Function<RedisConnection, @Nullable T> call) {
         try (RedisConnection connection = factory.getConnection()) {
-            T result = call.apply(connection);
-            if (result == null) {
-                throw new IllegalStateException("Redis returned no reply; relock does not run inside MULTI or a pipeline");
-            }
-            return result;
+            return call.apply(connection);
         }
     }
 

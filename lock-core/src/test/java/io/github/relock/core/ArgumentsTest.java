@@ -1,0 +1,61 @@
+package io.github.relock.core;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.relock.test.RedisServerExtension;
+
+class ArgumentsTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    static RedisLockClient client;
+
+    @BeforeAll
+    static void setUp() {
+        client = RedisLockClient.builder(redis.connectionFactory()).build();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        client.close();
+    }
+
+    @Test
+    void lockNamesMustHaveText() {
+        assertThatThrownBy(() -> client.getLock(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lock name");
+        assertThatThrownBy(() -> client.getLock("  ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lock name");
+        assertThatThrownBy(() -> client.getLock("x", null)).isInstanceOf(NullPointerException.class).hasMessageContaining("owner");
+    }
+
+    @Test
+    void durationsMustBeSane() {
+        ReentrantDistributedLock lock = client.getLock("args");
+        assertThatThrownBy(() -> lock.tryLock(-1, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitTime");
+        assertThatThrownBy(() -> lock.tryLock(0, 0, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> lock.tryLock(0, -5, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> lock.tryLock(0, 10, TimeUnit.NANOSECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 ms");
+        assertThatThrownBy(() -> lock.lock(400, TimeUnit.DAYS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("365 days");
+        assertThatThrownBy(() -> lock.tryLock(1, null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unit");
+    }
+
+    @Test
+    void builderRejectsBadSettings() {
+        RedisLockClient.Builder builder = RedisLockClient.builder(redis.connectionFactory());
+        assertThatThrownBy(() -> RedisLockClient.builder(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("connectionFactory");
+        assertThatThrownBy(() -> builder.keyPrefix("a{b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> builder.keyPrefix(null)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> builder.watchdogTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchdogTimeout");
+        assertThatThrownBy(() -> builder.watchdogTimeout(Duration.ofDays(2))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchdogTimeout");
+        assertThatThrownBy(() -> builder.clientId("a:b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientId");
+        assertThatThrownBy(() -> builder.clientId(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientId");
+    }
+}
