@@ -1,0 +1,161 @@
+package io.github.relock.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+
+import io.github.relock.benchmarks.libraries.LockLibrary;
+import io.github.relock.benchmarks.libraries.RawLibrary;
+import io.github.relock.benchmarks.libraries.RedisTarget;
+import io.github.relock.benchmarks.libraries.RedissonLibrary;
+import io.github.relock.benchmarks.libraries.RelockLibrary;
+import io.github.relock.benchmarks.libraries.SpringIntegrationLibrary;
+import io.github.relock.benchmarks.redis.RedisAdmin;
+import io.github.relock.benchmarks.report.Environment;
+import io.github.relock.benchmarks.report.Report;
+import io.github.relock.benchmarks.report.Result;
+import io.github.relock.benchmarks.workloads.Contended;
+import io.github.relock.benchmarks.workloads.Reentry;
+import io.github.relock.benchmarks.workloads.RunContext;
+import io.github.relock.benchmarks.workloads.Uncontended;
+import io.github.relock.benchmarks.workloads.WatchdogLoad;
+import io.github.relock.benchmarks.workloads.Workload;
+import io.github.relock.test.RedisServer;
+
+/**
+ * {@code java -jar lock-benchmarks.jar [flags]}: starts a redis-server on a free loopback port, runs
+ * every chosen library through every chosen workload against it, stops it, prints a Markdown report.
+ */
+public final class BenchmarkMain {
+
+    private BenchmarkMain() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        Options options;
+        try {
+            options = Options.parse(args);
+        }
+        catch (IllegalArgumentException ex) {
+            System.err.println(ex.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (options == null) {
+            System.out.println(Options.usage());
+            return;
+        }
+        String report = run(options).render();
+        System.out.print(report);
+        if (options.out() != null) {
+            Files.writeString(options.out(), report);
+            System.err.println("report written to " + options.out().toAbsolutePath());
+        }
+        // library threads (Netty, schedulers) must not keep the JVM alive after the report
+        System.exit(0);
+    }
+
+    /** One full run; also what the smoke test calls. */
+    public static Report run(Options options) {
+        Environment environment = new Environment();
+        Report report = new Report();
+        try (RedisServer server = RedisServer.start();
+                RedisAdmin admin = new RedisAdmin(new RedisTarget(server.host(), server.port()))) {
+            describeRun(report, environment, options, server);
+            RunContext context = new RunContext(options, admin);
+            List<LockLibrary> libraries = libraries(options, environment);
+            libraries.forEach(l -> report.describe(l.id() + ": " + l.description()));
+            for (Workload workload : workloads(options)) {
+                report.describe(workload.description());
+                for (LockLibrary library : libraries) {
+                    progress(library.id() + " " + workload.id());
+                    report.add(guarded(library, workload, context));
+                }
+            }
+            if (options.workloads().contains("watchdog")) {
+                report.describe("watchdog: " + options.watchdogLocks() + " locks held by one thread with no lease, "
+                        + "watchdog timeout " + options.watchdogTimeout().toMillis() + " ms for every library; "
+                        + "every command in the window is renewal traffic");
+                WatchdogLoad load = new WatchdogLoad();
+                for (LockLibrary library : libraries) {
+                    progress(library.id() + " watchdog");
+                    report.add(load.run(library, context));
+                }
+            }
+            if (options.workloads().contains("annotation")) {
+                progress("annotation overhead");
+                AnnotationOverhead.run(context, report);
+            }
+        }
+        return report;
+    }
+
+    private static Result guarded(LockLibrary library, Workload workload, RunContext context) {
+        try {
+            return workload.run(library, context);
+        }
+        catch (RuntimeException ex) {
+            System.err.println(library.id() + " " + workload.id() + " failed: " + ex);
+            ex.printStackTrace(System.err);
+            return new Result(library.id(), workload.id(), "-", Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                    Double.NaN, null, Map.of(), 0, 1, "failed: " + ex);
+        }
+    }
+
+    private static void describeRun(Report report, Environment environment, Options options, RedisServer server) {
+        report.header("Machine: " + environment.machine());
+        report.header("JDK: " + environment.jdk());
+        report.header("Redis: " + server.version() + " on 127.0.0.1:" + server.port()
+                + " (same machine, no persistence), started by the harness");
+        StringBuilder versions = new StringBuilder("Libraries: ");
+        environment.libraries().forEach((name, version) -> versions.append(name).append(' ').append(version).append(", "));
+        report.header(versions.substring(0, versions.length() - 2));
+        report.header("Settings: duration " + options.duration().toMillis() + " ms, warm-up " + options.warmup().toMillis()
+                + " ms, MONITOR pass " + options.countDuration().toMillis() + " ms, W2 threads " + options.threads()
+                + ", W3 " + options.clients() + " clients x " + options.clientThreads() + " threads");
+        report.header("Redis calls/op: INFO commandstats delta over the measured window, every command Redis ran "
+                + "including those inside Lua scripts. Client cmds/op: commands the clients sent (round trips), from "
+                + "a separate MONITOR pass, since MONITOR slows Redis down");
+    }
+
+    private static List<LockLibrary> libraries(Options options, Environment environment) {
+        List<LockLibrary> libraries = new ArrayList<>();
+        for (String id : options.libraries()) {
+            libraries.add(switch (id) {
+                case "relock" -> new RelockLibrary(environment.pinned("relock"));
+                case "redisson" -> new RedissonLibrary(environment.pinned("redisson"));
+                case "si-spin" -> new SpringIntegrationLibrary(RedisLockType.SPIN_LOCK,
+                        environment.pinned("spring-integration"));
+                case "si-pubsub" -> new SpringIntegrationLibrary(RedisLockType.PUB_SUB_LOCK,
+                        environment.pinned("spring-integration"));
+                case "raw" -> new RawLibrary(Environment.mavenVersion("io.lettuce", "lettuce-core"));
+                default -> throw new IllegalArgumentException("unknown library " + id);
+            });
+        }
+        return libraries;
+    }
+
+    private static List<Workload> workloads(Options options) {
+        List<Workload> workloads = new ArrayList<>();
+        for (String id : options.workloads()) {
+            switch (id) {
+                case "W1" -> workloads.add(Uncontended.w1());
+                case "W2" -> workloads.add(Uncontended.w2(options.threads()));
+                case "W3" -> workloads.add(new Contended(options.clients(), options.clientThreads()));
+                case "W4" -> workloads.add(new Reentry());
+                default -> {
+                    // watchdog and annotation have their own tables
+                }
+            }
+        }
+        return workloads;
+    }
+
+    private static void progress(String what) {
+        System.err.println("[bench] " + what);
+    }
+}

@@ -1,0 +1,155 @@
+package io.github.relock.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Command-line settings. Defaults keep a full run to a few minutes on a small machine; every figure in
+ * the table is a ratio within one run, so short runs are fine as long as they are the same for all.
+ *
+ * @param duration         measured time per (library, workload)
+ * @param warmup           unmeasured time before it, for the JIT and connection pools
+ * @param countDuration    extra pass with MONITOR attached that splits client commands from the calls
+ *                         scripts make inside Redis; zero skips it
+ * @param threads          W2 threads on one client
+ * @param clients          W3 independent clients
+ * @param clientThreads    W3 threads per client
+ * @param libraries        library ids, in table order
+ * @param workloads        workload ids, in table order
+ * @param watchdogLocks    locks held during the watchdog workload
+ * @param watchdogDuration how long they are held while renewal traffic is counted
+ * @param watchdogTimeout  the watchdog timeout given to every library in that workload
+ * @param annotationRounds rounds of the annotation overhead comparison (each runs both sides)
+ * @param out              also write the report here
+ */
+public record Options(Duration duration, Duration warmup, Duration countDuration, int threads, int clients,
+        int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
+        Duration watchdogTimeout, int annotationRounds, @Nullable Path out) {
+
+    public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
+    public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "watchdog", "annotation");
+
+    public static Options defaults() {
+        return new Options(Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(1), 16, 4, 4,
+                ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(20), Duration.ofSeconds(3), 10, null);
+    }
+
+    /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
+    public static @Nullable Options parse(String... args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (String arg : args) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return null;
+            }
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("--") || eq < 0) {
+                throw new IllegalArgumentException("expected --name=value, got '" + arg + "'");
+            }
+            flags.put(arg.substring(2, eq), arg.substring(eq + 1));
+        }
+        Options d = defaults();
+        Options options = new Options(
+                duration(flags.remove("duration"), d.duration),
+                duration(flags.remove("warmup"), d.warmup),
+                duration(flags.remove("count-duration"), d.countDuration),
+                positive("threads", flags.remove("threads"), d.threads),
+                positive("clients", flags.remove("clients"), d.clients),
+                positive("client-threads", flags.remove("client-threads"), d.clientThreads),
+                list("libs", flags.remove("libs"), d.libraries, ALL_LIBRARIES),
+                list("workloads", flags.remove("workloads"), d.workloads, ALL_WORKLOADS),
+                positive("watchdog-locks", flags.remove("watchdog-locks"), d.watchdogLocks),
+                duration(flags.remove("watchdog-duration"), d.watchdogDuration),
+                duration(flags.remove("watchdog-timeout"), d.watchdogTimeout),
+                positive("annotation-rounds", flags.remove("annotation-rounds"), d.annotationRounds),
+                flags.containsKey("out") ? Path.of(flags.remove("out")) : null);
+        if (!flags.isEmpty()) {
+            throw new IllegalArgumentException("unknown flag(s): " + flags.keySet() + "\n" + usage());
+        }
+        return options;
+    }
+
+    public static String usage() {
+        return """
+                usage: java -jar lock-benchmarks.jar [--flag=value ...]
+                  --duration=5s            measured time per library and workload
+                  --warmup=2s              unmeasured warm-up before it
+                  --count-duration=1s      MONITOR pass that counts client commands (0 to skip)
+                  --threads=16             W2 threads on one client
+                  --clients=4              W3 independent clients ...
+                  --client-threads=4       ... and threads per client, all on one key
+                  --libs=relock,redisson,si-spin,si-pubsub,raw
+                  --workloads=W1,W2,W3,W4,watchdog,annotation
+                  --watchdog-locks=1000    locks held in the watchdog workload
+                  --watchdog-duration=20s  how long they are held while renewals are counted
+                  --watchdog-timeout=3s    watchdog timeout, the same for every library
+                  --annotation-rounds=10   interleaved rounds of the annotation comparison
+                  --out=FILE               also write the report to FILE
+                durations: 500ms, 5s, 2m or ISO-8601 (PT5S)""";
+    }
+
+    static Duration duration(@Nullable String text, Duration fallback) {
+        if (text == null) {
+            return fallback;
+        }
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (t.startsWith("pt")) {
+                return Duration.parse(t.toUpperCase(Locale.ROOT));
+            }
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            }
+            if (t.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+            }
+            if (t.endsWith("m")) {
+                return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60);
+            }
+            if (t.equals("0")) {
+                return Duration.ZERO;
+            }
+        }
+        catch (RuntimeException ex) {
+            // fall through to the message below
+        }
+        throw new IllegalArgumentException("not a duration: '" + text + "' (use 500ms, 5s, 2m or PT5S)");
+    }
+
+    private static int positive(String name, @Nullable String text, int fallback) {
+        if (text == null) {
+            return fallback;
+        }
+        int value = Integer.parseInt(text.trim());
+        if (value < 1) {
+            throw new IllegalArgumentException("--" + name + " must be at least 1, was " + value);
+        }
+        return value;
+    }
+
+    private static List<String> list(String name, @Nullable String text, List<String> fallback, List<String> known) {
+        if (text == null) {
+            return fallback;
+        }
+        List<String> chosen = new ArrayList<>();
+        for (String raw : text.split(",")) {
+            String item = raw.trim();
+            if (item.isEmpty()) {
+                continue;
+            }
+            String match = known.stream().filter(k -> k.equalsIgnoreCase(item)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("--" + name + ": unknown '" + item + "', known: "
+                            + String.join(",", known)));
+            if (!chosen.contains(match)) {
+                chosen.add(match);
+            }
+        }
+        return List.copyOf(chosen);
+    }
+}

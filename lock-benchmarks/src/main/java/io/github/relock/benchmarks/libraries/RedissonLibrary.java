@@ -1,0 +1,64 @@
+package io.github.relock.benchmarks.libraries;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** Redisson's {@code RLock}, one {@code RedissonClient} per client with its default pools and threads. */
+public final class RedissonLibrary implements LockLibrary {
+
+    private final String version;
+
+    public RedissonLibrary(String version) {
+        this.version = version;
+    }
+
+    @Override
+    public String id() {
+        return "redisson";
+    }
+
+    @Override
+    public String description() {
+        return "Redisson " + version + " RLock (default config, connection pings off)";
+    }
+
+    @Override
+    public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
+        Config config = new Config();
+        // Redisson pings every pooled connection every 30 s by default; that traffic has nothing to do with
+        // locking and would only blur the command counts, so it is off (Lettuce sends none either)
+        config.useSingleServer().setAddress(target.uri()).setPingConnectionInterval(0);
+        if (watchdogTimeout != null) {
+            config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
+        }
+        RedissonClient redisson = Redisson.create(config);
+        return new LockClient() {
+            @Override
+            public BenchLock lock(String name) {
+                RLock lock = redisson.getLock("bench:redisson:" + name);
+                return new BenchLock() {
+                    @Override
+                    public void lock() {
+                        lock.lock();
+                    }
+
+                    @Override
+                    public void unlock() {
+                        lock.unlock();
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+                redisson.shutdown(0, 5, TimeUnit.SECONDS);
+            }
+        };
+    }
+}

@@ -1,0 +1,72 @@
+package io.github.relock.benchmarks.libraries;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+
+/** relock as a user would set it up: one Lettuce connection factory with its defaults, one client. */
+public final class RelockLibrary implements LockLibrary {
+
+    private final String version;
+
+    public RelockLibrary(String version) {
+        this.version = version;
+    }
+
+    @Override
+    public String id() {
+        return "relock";
+    }
+
+    @Override
+    public String description() {
+        return "relock " + version + " ReentrantDistributedLock (Lettuce, shared native connection)";
+    }
+
+    @Override
+    public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
+        LettuceConnectionFactory factory = startedFactory(target);
+        RedisLockClient.Builder builder = RedisLockClient.builder(factory).keyPrefix("bench:relock:");
+        if (watchdogTimeout != null) {
+            builder.watchdogTimeout(watchdogTimeout);
+        }
+        RedisLockClient client = builder.build();
+        return new LockClient() {
+            @Override
+            public BenchLock lock(String name) {
+                ReentrantDistributedLock lock = client.getLock(name);
+                return new BenchLock() {
+                    @Override
+                    public void lock() {
+                        lock.lock();
+                    }
+
+                    @Override
+                    public void unlock() {
+                        lock.unlock();
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+                client.close();
+                factory.destroy();
+            }
+        };
+    }
+
+    /** A factory with Spring Data's defaults (one shared, multiplexed native connection). */
+    static LettuceConnectionFactory startedFactory(RedisTarget target) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(target.host(), target.port()));
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+}

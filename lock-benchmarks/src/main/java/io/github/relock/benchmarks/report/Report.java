@@ -1,0 +1,205 @@
+package io.github.relock.benchmarks.report;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** Everything one run found, rendered as Markdown. */
+public final class Report {
+
+    private final List<String> header = new ArrayList<>();
+    private final List<String> descriptions = new ArrayList<>();
+    private final List<Result> results = new ArrayList<>();
+    private final List<WatchdogResult> watchdog = new ArrayList<>();
+    private final List<AnnotationResult> annotation = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+
+    public void header(String line) {
+        header.add(line);
+    }
+
+    public void describe(String line) {
+        descriptions.add(line);
+    }
+
+    public void add(Result result) {
+        results.add(result);
+    }
+
+    public void add(WatchdogResult result) {
+        watchdog.add(result);
+    }
+
+    public void add(AnnotationResult result) {
+        annotation.add(result);
+    }
+
+    public void note(String line) {
+        notes.add(line);
+    }
+
+    public String render() {
+        StringBuilder out = new StringBuilder();
+        out.append("## relock benchmark run\n\n");
+        header.forEach(line -> out.append("- ").append(line).append('\n'));
+        out.append('\n');
+        if (!results.isEmpty()) {
+            out.append("| library | workload | threads | ops/s | p50 µs | p99 µs | max µs | Redis calls/op | client cmds/op | overlaps | errors |\n");
+            out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (Result r : results) {
+                out.append("| ").append(r.library()).append(" | ").append(r.workload()).append(" | ").append(r.threads())
+                        .append(" | ").append(count(r.opsPerSecond())).append(" | ").append(micros(r.p50Micros()))
+                        .append(" | ").append(micros(r.p99Micros())).append(" | ").append(micros(r.maxMicros()))
+                        .append(" | ").append(ratio(r.callsPerOp())).append(" | ")
+                        .append(r.clientCmdsPerOp() == null ? "-" : ratio(r.clientCmdsPerOp())).append(" | ")
+                        .append(r.overlaps()).append(" | ").append(r.errors()).append(" |\n");
+            }
+            out.append('\n');
+            out.append("Client commands per operation, by command (MONITOR pass):\n\n");
+            for (Result r : results) {
+                out.append("- ").append(r.library()).append(' ').append(r.workload()).append(": ")
+                        .append(mix(r.clientMix())).append(r.note().isEmpty() ? "" : " (" + r.note() + ")").append('\n');
+            }
+            out.append('\n');
+        }
+        if (!watchdog.isEmpty()) {
+            out.append("| library | locks held | window s | Redis calls/s | client cmds/s | client cmds/s by command | lost |\n");
+            out.append("|---|---:|---:|---:|---:|---|---:|\n");
+            for (WatchdogResult w : watchdog) {
+                if (Double.isNaN(w.callsPerSecond())) {
+                    out.append("| ").append(w.library()).append(" | ").append(w.locks()).append(" | - | - | - | ")
+                            .append(w.note()).append(" | - |\n");
+                    continue;
+                }
+                out.append("| ").append(w.library()).append(" | ").append(w.locks()).append(" | ")
+                        .append(String.format(Locale.ROOT, "%.1f", w.seconds())).append(" | ")
+                        .append(ratio(w.callsPerSecond())).append(" | ")
+                        .append(w.clientCmdsPerSecond() == null ? "-" : ratio(w.clientCmdsPerSecond())).append(" | ")
+                        .append(mix(w.clientMix())).append(" | ").append(w.lost()).append(" |\n");
+            }
+            out.append('\n');
+        }
+        if (!annotation.isEmpty()) {
+            out.append("| annotation overhead | ns/call (median of rounds) | best round | vs direct API |\n");
+            out.append("|---|---:|---:|---:|\n");
+            for (AnnotationResult a : annotation) {
+                out.append("| ").append(a.subject()).append(" | ").append(count(a.nanosPerOp())).append(" | ")
+                        .append(count(a.bestNanos())).append(" | ")
+                        .append(Double.isNaN(a.relative()) ? "-" : String.format(Locale.ROOT, "%.3f×", a.relative()))
+                        .append(" |\n");
+            }
+            out.append('\n');
+        }
+        List<String> targets = targets();
+        if (!targets.isEmpty()) {
+            out.append("| target (issue 6) | figure in this run | verdict |\n|---|---|---|\n");
+            targets.forEach(t -> out.append(t).append('\n'));
+            out.append('\n');
+        }
+        if (!descriptions.isEmpty()) {
+            out.append("Workloads and libraries:\n\n");
+            descriptions.forEach(d -> out.append("- ").append(d).append('\n'));
+            out.append('\n');
+        }
+        notes.forEach(n -> out.append(n).append('\n'));
+        return out.toString();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // the issue's targets, checked against this run's own figures
+
+    private List<String> targets() {
+        List<String> rows = new ArrayList<>();
+        for (String w : List.of("W1", "W2")) {
+            find("relock", w).ifPresent(relock -> {
+                find("raw", w).ifPresent(raw -> rows.add(throughputTarget(w + ": relock ≥ 0.9× RAW", relock, raw, 0.9)));
+                find("redisson", w).ifPresent(r -> rows.add(throughputTarget(w + ": relock ≥ 1.2× Redisson", relock, r, 1.2)));
+            });
+        }
+        find("relock", "W3").ifPresent(relock -> {
+            find("redisson", "W3").ifPresent(r -> {
+                rows.add(throughputTarget("W3: relock ≥ 1.5× Redisson acquisitions/s", relock, r, 1.5));
+                rows.add(row("W3: relock p99 wait ≤ Redisson's", micros(relock.p99Micros()) + " µs vs "
+                        + micros(r.p99Micros()) + " µs", relock.p99Micros() <= r.p99Micros()));
+            });
+            if (relock.clientCmdsPerOp() != null) {
+                rows.add(row("W3: relock ≤ 3 Redis commands per acquisition", ratio(relock.clientCmdsPerOp())
+                        + " client cmds/acq (" + ratio(relock.callsPerOp()) + " calls incl. inside scripts)",
+                        relock.clientCmdsPerOp() <= 3.0));
+            }
+        });
+        List<Result> w3 = results.stream().filter(r -> r.workload().equals("W3")).toList();
+        if (!w3.isEmpty()) {
+            long overlaps = w3.stream().mapToLong(Result::overlaps).sum();
+            rows.add(row("W3: 0 overlaps", w3.stream().map(r -> r.library() + " " + r.overlaps())
+                    .collect(Collectors.joining(", ")), overlaps == 0));
+        }
+        Optional<WatchdogResult> relockWd = watchdog.stream().filter(w -> w.library().equals("relock")
+                && !Double.isNaN(w.callsPerSecond())).findFirst();
+        Optional<WatchdogResult> redissonWd = watchdog.stream().filter(w -> w.library().equals("redisson")
+                && !Double.isNaN(w.callsPerSecond())).findFirst();
+        if (relockWd.isPresent() && redissonWd.isPresent()) {
+            WatchdogResult a = relockWd.get();
+            WatchdogResult b = redissonWd.get();
+            boolean met = a.clientCmdsPerSecond() != null && b.clientCmdsPerSecond() != null
+                    && a.clientCmdsPerSecond() <= b.clientCmdsPerSecond() && a.callsPerSecond() <= b.callsPerSecond();
+            rows.add(row("Watchdog: relock renewal traffic ≤ Redisson's", ratio(a.clientCmdsPerSecond()) + " vs "
+                    + ratio(b.clientCmdsPerSecond()) + " client cmds/s; " + ratio(a.callsPerSecond()) + " vs "
+                    + ratio(b.callsPerSecond()) + " Redis calls/s; lost " + a.lost() + " vs " + b.lost(), met));
+        }
+        annotation.stream().filter(a -> a.subject().startsWith("@DistributedLock")).findFirst().ifPresent(a ->
+                rows.add(row("Annotation ≤ 1.05× the direct API call",
+                        String.format(Locale.ROOT, "%.3f×", a.relative()), a.relative() <= 1.05)));
+        return rows;
+    }
+
+    private Optional<Result> find(String library, String workload) {
+        return results.stream().filter(r -> r.library().equals(library) && r.workload().equals(workload)
+                && r.opsPerSecond() > 0).findFirst();
+    }
+
+    private static String throughputTarget(String name, Result relock, Result other, double factor) {
+        double ratio = relock.opsPerSecond() / other.opsPerSecond();
+        return row(name, String.format(Locale.ROOT, "%.2f× (%s vs %s ops/s)", ratio, count(relock.opsPerSecond()),
+                count(other.opsPerSecond())), ratio >= factor);
+    }
+
+    private static String row(String target, String figure, boolean met) {
+        return "| " + target + " | " + figure + " | " + (met ? "met" : "**missed**") + " |";
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    static String count(double value) {
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "%,.0f", value);
+    }
+
+    static String micros(double value) {
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        return value >= 100 ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    static String ratio(Double value) {
+        if (value == null || value.isNaN()) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String mix(Map<String, Double> mix) {
+        if (mix.isEmpty()) {
+            return "-";
+        }
+        return mix.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .map(e -> e.getKey().toUpperCase(Locale.ROOT) + " " + ratio(e.getValue()))
+                .collect(Collectors.joining(", "));
+    }
+}

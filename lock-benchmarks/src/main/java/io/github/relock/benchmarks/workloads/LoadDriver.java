@@ -1,0 +1,194 @@
+package io.github.relock.benchmarks.workloads;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
+
+import io.github.relock.benchmarks.redis.CommandStats;
+import io.github.relock.benchmarks.redis.MonitorTap;
+import io.github.relock.benchmarks.report.Result;
+
+/**
+ * Runs one operation in a loop on several threads through three phases: warm-up (not recorded), a
+ * command-counting pass with MONITOR attached (operations counted, latencies not recorded), and the
+ * measured window (latencies recorded, {@code INFO commandstats} read at both ends). Threads never stop
+ * between phases, so pools, JIT and contention are already in their steady state when measuring starts.
+ */
+final class LoadDriver {
+
+    /** One unit of work on one thread; returns the latency to record, in nanoseconds. */
+    @FunctionalInterface
+    interface Operation {
+        long run() throws Exception;
+    }
+
+    private enum Phase { WARMUP, COUNT, MEASURE, STOP }
+
+    private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(120);
+    private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
+
+    private volatile Phase phase = Phase.WARMUP;
+
+    private final class Worker extends Thread {
+        final Operation operation;
+        final Histogram latency = new Histogram(HIGHEST_NANOS, 3);
+        long counted;
+        long measured;
+        long errors;
+        @Nullable Throwable firstError;
+
+        Worker(String name, Operation operation) {
+            super(name);
+            this.operation = operation;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            while (phase != Phase.STOP) {
+                long nanos;
+                try {
+                    nanos = operation.run();
+                }
+                catch (Throwable ex) {
+                    errors++;
+                    if (firstError == null) {
+                        firstError = ex;
+                    }
+                    pause(); // a broken library must not turn the run into a hot error loop
+                    continue;
+                }
+                Phase now = phase; // the phase an operation ends in is the one it counts for
+                if (now == Phase.MEASURE) {
+                    latency.recordValue(Math.min(Math.max(nanos, 0), HIGHEST_NANOS));
+                    measured++;
+                }
+                else if (now == Phase.COUNT) {
+                    counted++;
+                }
+            }
+        }
+    }
+
+    /**
+     * Drives {@code operations} (one per thread) through the phases and summarises the measured window.
+     * The caller fills in the rest of the row (overlaps, note) with {@link Result}'s canonical fields.
+     */
+    static Result drive(RunContext context, String library, String workload, String threads,
+            List<Operation> operations, OverlapGuard[] guards, String note) {
+        return new LoadDriver().run(context, library, workload, threads, operations, guards, note);
+    }
+
+    private Result run(RunContext context, String library, String workload, String threads,
+            List<Operation> operations, OverlapGuard[] guards, String note) {
+        List<Worker> workers = new ArrayList<>();
+        for (int i = 0; i < operations.size(); i++) {
+            workers.add(new Worker("bench-" + library + "-" + workload + "-" + i, operations.get(i)));
+        }
+        workers.forEach(Thread::start);
+
+        sleep(context.options().warmup());
+
+        Map<String, Long> mix = Map.of();
+        long clientCommands = 0;
+        boolean counting = !context.options().countDuration().isZero();
+        if (counting) {
+            try (MonitorTap tap = MonitorTap.attach(context.target())) {
+                phase = Phase.COUNT;
+                sleep(context.options().countDuration());
+                phase = Phase.WARMUP;
+                tap.close(); // at once: operations in flight at both ends of the pass roughly cancel out
+                mix = tap.clientCommands();
+                clientCommands = tap.clientTotal();
+            }
+        }
+
+        CommandStats before = context.admin().commandStats();
+        phase = Phase.MEASURE;
+        long start = System.nanoTime();
+        sleep(context.options().duration());
+        phase = Phase.STOP;
+        long end = System.nanoTime();
+        CommandStats calls = context.admin().commandStats().minus(before);
+
+        Histogram latency = new Histogram(HIGHEST_NANOS, 3);
+        long counted = 0;
+        long measured = 0;
+        long errors = 0;
+        Throwable firstError = null;
+        for (Worker worker : workers) {
+            join(worker);
+            latency.add(worker.latency);
+            counted += worker.counted;
+            measured += worker.measured;
+            errors += worker.errors;
+            if (firstError == null) {
+                firstError = worker.firstError;
+            }
+        }
+        long overlaps = 0;
+        for (OverlapGuard guard : guards) {
+            overlaps += guard.violations();
+        }
+        if (firstError != null) {
+            System.err.printf("%s %s: %d operation(s) failed, first: %s%n", library, workload, errors, firstError);
+            firstError.printStackTrace(System.err);
+        }
+
+        double seconds = (end - start) / 1e9;
+        Double clientPerOp = counting && counted > 0 ? (double) clientCommands / counted : null;
+        Map<String, Double> mixPerOp = new TreeMap<>();
+        if (counted > 0) {
+            long ops = counted;
+            mix.forEach((name, n) -> mixPerOp.put(name, (double) n / ops));
+        }
+        return new Result(library, workload, threads, measured / seconds, micros(latency.getValueAtPercentile(50)),
+                micros(latency.getValueAtPercentile(99)), micros(latency.getMaxValue()),
+                measured == 0 ? Double.NaN : (double) calls.total() / measured, clientPerOp, mixPerOp, overlaps, errors,
+                note);
+    }
+
+    private static double micros(long nanos) {
+        return nanos / 1000.0;
+    }
+
+    private static void join(Worker worker) {
+        try {
+            worker.join(JOIN_TIMEOUT.toMillis());
+            if (worker.isAlive()) {
+                // a lock() that never returns: report it instead of hanging the whole run
+                worker.errors++;
+                worker.firstError = new IllegalStateException(worker.getName() + " still blocked "
+                        + JOIN_TIMEOUT.toSeconds() + " s after the run ended");
+                worker.interrupt();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(10);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
