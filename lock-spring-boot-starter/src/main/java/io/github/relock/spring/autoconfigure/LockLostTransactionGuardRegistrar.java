@@ -1,6 +1,8 @@
 package io.github.relock.spring.autoconfigure;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.Ordered;
+import org.springframework.core.PriorityOrdered;
 import org.springframework.transaction.ConfigurableTransactionManager;
 
 import io.github.relock.spring.aop.LockLostTransactionGuard;
@@ -9,7 +11,7 @@ import io.github.relock.spring.aop.LockLostTransactionGuard;
  * Adds the {@link LockLostTransactionGuard} to every transaction manager of the context, including ones
  * the application declares itself, so that none commits work done under a lock that was lost.
  */
-final class LockLostTransactionGuardRegistrar implements BeanPostProcessor {
+final class LockLostTransactionGuardRegistrar implements BeanPostProcessor, PriorityOrdered {
 
     private final LockLostTransactionGuard guard = new LockLostTransactionGuard();
 
@@ -20,5 +22,11 @@ final class LockLostTransactionGuardRegistrar implements BeanPostProcessor {
             manager.addListener(guard);
         }
         return bean;
+    }
+
+    /** Created with the first post-processors, so that creating it does not make advisors look for beans early. */
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
     }
 }

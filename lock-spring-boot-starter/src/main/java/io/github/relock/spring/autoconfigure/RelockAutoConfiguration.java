@@ -107,6 +107,7 @@ public final class RelockAutoConfiguration {
     static class TransactionGuardConfiguration {
 
         @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
         static LockLostTransactionGuardRegistrar relockLockLostTransactionGuard() {
             return new LockLostTransactionGuardRegistrar();
         }

@@ -1,0 +1,149 @@
+package io.github.relock.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.aop.Advisor;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.spring.LockKeyResolver;
+import io.github.relock.spring.RelockContexts;
+import io.github.relock.spring.aop.DistributedLockAdvisor;
+import io.github.relock.spring.aop.LockDefinitionRegistry;
+import io.github.relock.spring.aop.LockLostTransactionGuard;
+import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.aop.LockedMethodScanner;
+import io.github.relock.spring.aop.SpelLockKeyResolver;
+import io.github.relock.spring.observation.ObservationLockObserver;
+import io.github.relock.test.RedisServerExtension;
+import io.micrometer.observation.ObservationRegistry;
+
+/** When the auto-configuration applies, what it creates, and how it steps aside. */
+@Timeout(60)
+class RelockAutoConfigurationTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private final ApplicationContextRunner runner = RelockContexts.on(redis);
+
+    @Test
+    void backsOffWithoutARedisConnectionFactory() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RelockAutoConfiguration.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockClient.class)
+                        .doesNotHaveBean(DistributedLockAdvisor.class));
+    }
+
+    @Test
+    void backsOffWhenDisabled() {
+        runner.withPropertyValues("relock.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockClient.class)
+                        .doesNotHaveBean(DistributedLockAdvisor.class).doesNotHaveBean(RelockProperties.class));
+    }
+
+    @Test
+    void backsOffWhenTwoConnectionFactoriesCompete() {
+        runner.withBean("second", RedisConnectionFactory.class, redis::newConnectionFactory)
+                .withBean("third", RedisConnectionFactory.class, redis::newConnectionFactory)
+                .run(context -> assertThat(context).doesNotHaveBean(RedisLockClient.class));
+    }
+
+    @Test
+    void createsTheClientAndTheAspectWithDefaults() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(RedisLockClient.class)
+                    .hasSingleBean(DistributedLockAdvisor.class).hasSingleBean(LockDefinitionRegistry.class)
+                    .hasSingleBean(LockedMethodScanner.class);
+            assertThat(context.getBean(LockKeyResolver.class)).isInstanceOf(SpelLockKeyResolver.class);
+            RedisLockClient client = context.getBean(RedisLockClient.class);
+            assertThat(client.getKeyPrefix()).isEqualTo("lock:");
+            assertThat(client.getWatchdogTimeout()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(context.getBean(DistributedLockAdvisor.class).getOrder())
+                    .isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
+        });
+    }
+
+    @Test
+    void appliesProperties() {
+        runner.withPropertyValues("relock.key-prefix=app:lock:", "relock.watchdog-timeout=3s", "relock.client-id=node-1",
+                "relock.aspect-order=42").run(context -> {
+                    RedisLockClient client = context.getBean(RedisLockClient.class);
+                    assertThat(client.getKeyPrefix()).isEqualTo("app:lock:");
+                    assertThat(client.getWatchdogTimeout()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(client.getClientId()).isEqualTo("node-1");
+                    assertThat(client.getLock("x").getKey()).isEqualTo("app:lock:{x}");
+                    assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(42);
+                });
+    }
+
+    @Test
+    void usesTheApplicationsClient() {
+        RedisLockClient own = RedisLockClient.builder(redis.connectionFactory()).keyPrefix("mine:").build();
+        runner.withBean(RedisLockClient.class, () -> own)
+                .run(context -> assertThat(context).getBean(RedisLockClient.class).isSameAs(own));
+    }
+
+    @Test
+    void usesTheApplicationsKeyResolver() {
+        LockKeyResolver own = new SpelLockKeyResolver(null);
+        runner.withBean(LockKeyResolver.class, () -> own)
+                .run(context -> assertThat(context).getBean(LockKeyResolver.class).isSameAs(own));
+    }
+
+    @Test
+    void usesTheApplicationsAdvisor() {
+        runner.withBean("myLockAdvisor", DistributedLockAdvisor.class,
+                () -> new DistributedLockAdvisor(null, 7)).run(context -> {
+                    assertThat(context).hasSingleBean(DistributedLockAdvisor.class);
+                    assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(7);
+                    assertThat(context.getBeansOfType(Advisor.class)).containsOnlyKeys("myLockAdvisor");
+                });
+    }
+
+    @Test
+    void closesTheClientWithTheContext() {
+        RedisLockClient[] client = new RedisLockClient[1];
+        runner.run(context -> {
+            client[0] = context.getBean(RedisLockClient.class);
+            assertThat(client[0].isClosed()).isFalse();
+        });
+        assertThat(client[0].isClosed()).isTrue();
+    }
+
+    @Test
+    void guardsEveryTransactionManagerAgainstCommittingUnderALostLock() {
+        runner.withBean(DataSourceTransactionManager.class,
+                () -> new DataSourceTransactionManager(new DriverManagerDataSource("jdbc:h2:mem:guard")))
+                .run(context -> assertThat(context.getBean(DataSourceTransactionManager.class)
+                        .getTransactionExecutionListeners()).singleElement().isInstanceOf(LockLostTransactionGuard.class));
+    }
+
+    @Test
+    void observesThroughMicrometerWhenPresent() {
+        runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .run(context -> assertThat(context).getBean(LockObserver.class).isInstanceOf(ObservationLockObserver.class));
+    }
+
+    @Test
+    void runsWithoutMicrometer() {
+        runner.withClassLoader(new FilteredClassLoader("io.micrometer.observation"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(DistributedLockAdvisor.class)
+                        .doesNotHaveBean(LockObserver.class));
+    }
+
+    @Test
+    void usesTheApplicationsLockObserver() {
+        runner.withBean(LockObserver.class, () -> LockObserver.NOOP)
+                .run(context -> assertThat(context).getBean(LockObserver.class).isSameAs(LockObserver.NOOP));
+    }
+}
