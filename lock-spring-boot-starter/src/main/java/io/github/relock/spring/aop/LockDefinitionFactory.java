@@ -89,6 +89,16 @@ public final class LockDefinitionFactory {
         return new LockDefinition(method, name, keyExpressions, waitTime, leaseTime, fallback, completionStage);
     }
 
+    /**
+     * Fails when Spring's proxy cannot intercept the method, which would otherwise mean it silently runs
+     * without the lock.
+     *
+     * @throws InvalidLockConfigurationException naming the bean, the method and what to change
+     */
+    public static void checkProxyable(@Nullable String beanName, Method method, Class<?> targetClass) {
+        checkProxyable(new Where(beanName, method, targetClass));
+    }
+
     private static void checkProxyable(Where where) {
         Method method = where.method;
         int modifiers = method.getModifiers();

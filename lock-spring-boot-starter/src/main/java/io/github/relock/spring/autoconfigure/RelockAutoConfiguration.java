@@ -30,6 +30,7 @@ import io.github.relock.spring.aop.DistributedLockInterceptor;
 import io.github.relock.spring.aop.LockDefinitionFactory;
 import io.github.relock.spring.aop.LockDefinitionRegistry;
 import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.aop.LockedMethodProxyCheck;
 import io.github.relock.spring.aop.LockedMethodScanner;
 import io.github.relock.spring.aop.SpelLockKeyResolver;
 import io.github.relock.spring.observation.ObservationLockObserver;
@@ -81,6 +82,12 @@ public final class RelockAutoConfiguration {
     LockedMethodScanner relockLockedMethodScanner(ConfigurableListableBeanFactory beanFactory,
             LockDefinitionRegistry definitions, RelockProperties properties) {
         return new LockedMethodScanner(beanFactory, definitions, properties.getLocks().keySet());
+    }
+
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LockedMethodProxyCheck relockLockedMethodProxyCheck() {
+        return new LockedMethodProxyCheck();
     }
 
     /** Static and lazy in what it needs: advisors are created before most beans exist. */

@@ -1,0 +1,251 @@
+package io.github.relock.spring.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.relock.spring.DistributedLock;
+import io.github.relock.spring.RelockContexts;
+import io.github.relock.spring.autoconfigure.RelockFailureAnalyzer;
+import io.github.relock.test.RedisServerExtension;
+import reactor.core.publisher.Mono;
+
+/**
+ * Mistakes in annotations stop startup, and the failure analysis names the bean, the method and what is
+ * wrong; nothing waits for the first call to find out.
+ */
+@Timeout(60)
+@ExtendWith(OutputCaptureExtension.class)
+class StartupFailureTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private final ApplicationContextRunner runner = RelockContexts.on(redis);
+
+    @Test
+    void malformedKeyExpression() {
+        failsWith(BadSpel.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("bean 'culprit'", BadSpel.class.getName(), "method ship(String)",
+                    "'#id +'", "does not parse");
+            assertThat(analysis.getAction()).contains("#p0");
+        });
+    }
+
+    @Test
+    void unknownParameterName() {
+        failsWith(UnknownParameter.class, analysis -> assertThat(analysis.getDescription())
+                .contains("bean 'culprit'", "method ship(String)", "'#orderId'", "#orderId", "parameters: [id]"));
+    }
+
+    @Test
+    void argumentIndexOutOfRange() {
+        failsWith(IndexOutOfRange.class, analysis -> assertThat(analysis.getDescription()).contains("#p1", "#p0..#p0"));
+    }
+
+    @Test
+    void privateMethod() {
+        failsWith(PrivateMethod.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("bean 'culprit'", "method ship(String)", "is private");
+            assertThat(analysis.getAction()).contains("public");
+        });
+    }
+
+    @Test
+    void finalMethod() {
+        failsWith(FinalMethod.class, analysis -> assertThat(analysis.getDescription()).contains("method ship(String)",
+                "is final"));
+    }
+
+    @Test
+    void finalClass() {
+        failsWith(FinalClass.class, analysis -> assertThat(analysis.getDescription()).contains("final class"));
+    }
+
+    @Test
+    void reactiveReturnType() {
+        failsWith(Reactive.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("method ship(String)", "reactor.core.publisher.Mono",
+                    "released before the work starts");
+            assertThat(analysis.getAction()).contains("CompletableFuture");
+        });
+    }
+
+    @Test
+    void missingFallbackMethod() {
+        failsWith(MissingFallback.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("method ship(String)", "fallbackMethod 'busy' was not found");
+            assertThat(analysis.getAction()).contains("busy(String)", "busy(String, LockNotAcquiredException)");
+        });
+    }
+
+    @Test
+    void fallbackWithAnIncompatibleReturnType() {
+        failsWith(WrongFallbackType.class, analysis -> assertThat(analysis.getDescription())
+                .contains("fallbackMethod 'busy' returns java.lang.Integer"));
+    }
+
+    @Test
+    void unparsableDuration() {
+        failsWith(BadDuration.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("waitTime '2 parsecs'", "is not a duration");
+            assertThat(analysis.getAction()).contains("500ms");
+        });
+    }
+
+    @Test
+    void placeholderForAMissingProperty() {
+        failsWith(MissingPlaceholder.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("leaseTime '${orders.lease}'");
+            assertThat(analysis.getAction()).contains("${name:2s}");
+        });
+    }
+
+    @Test
+    void negativeWaitTime() {
+        failsWith(NegativeWait.class, analysis -> assertThat(analysis.getDescription()).contains("waitTime '-1s' is negative"));
+    }
+
+    @Test
+    void bothKeyAndKeys() {
+        failsWith(KeyAndKeys.class, analysis -> assertThat(analysis.getDescription()).contains("both key and keys"));
+    }
+
+    @Test
+    void unusedPerNameSettingsAreReportedAsLikelyTypos(CapturedOutput output) {
+        runner.withBean("fine", Fine.class)
+                .withPropertyValues("relock.locks.payments.wait-time=1s", "relock.locks.paymnets.wait-time=1s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(output).contains("relock.locks.paymnets is configured, but no @DistributedLock method uses")
+                            .doesNotContain("relock.locks.payments is configured");
+                });
+    }
+
+    private void failsWith(Class<?> culprit, Consumer<FailureAnalysis> expectations) {
+        runner.withBean("culprit", culprit).run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+            expectations.accept(analysis);
+        });
+    }
+
+    public static class Fine {
+
+        @DistributedLock(name = "payments", key = "#id")
+        public void pay(String id) {
+        }
+    }
+
+    public static class BadSpel {
+
+        @DistributedLock(key = "#id +")
+        public void ship(String id) {
+        }
+    }
+
+    public static class UnknownParameter {
+
+        @DistributedLock(key = "#orderId")
+        public void ship(String id) {
+        }
+    }
+
+    public static class IndexOutOfRange {
+
+        @DistributedLock(key = "#p1")
+        public void ship(String id) {
+        }
+    }
+
+    public static class PrivateMethod {
+
+        public void run() {
+            ship("x");
+        }
+
+        @DistributedLock(key = "#id")
+        private void ship(String id) {
+        }
+    }
+
+    public static class FinalMethod {
+
+        @DistributedLock(key = "#id")
+        public final void ship(String id) {
+        }
+    }
+
+    public static final class FinalClass {
+
+        @DistributedLock(key = "#id")
+        public void ship(String id) {
+        }
+    }
+
+    public static class Reactive {
+
+        @DistributedLock(key = "#id")
+        public Mono<String> ship(String id) {
+            return Mono.just(id);
+        }
+    }
+
+    public static class MissingFallback {
+
+        @DistributedLock(key = "#id", fallbackMethod = "busy")
+        public String ship(String id) {
+            return id;
+        }
+    }
+
+    public static class WrongFallbackType {
+
+        @DistributedLock(key = "#id", fallbackMethod = "busy")
+        public String ship(String id) {
+            return id;
+        }
+
+        public Integer busy(String id) {
+            return 0;
+        }
+    }
+
+    public static class BadDuration {
+
+        @DistributedLock(key = "#id", waitTime = "2 parsecs")
+        public void ship(String id) {
+        }
+    }
+
+    public static class MissingPlaceholder {
+
+        @DistributedLock(key = "#id", leaseTime = "${orders.lease}")
+        public void ship(String id) {
+        }
+    }
+
+    public static class NegativeWait {
+
+        @DistributedLock(key = "#id", waitTime = "-1s")
+        public void ship(String id) {
+        }
+    }
+
+    public static class KeyAndKeys {
+
+        @DistributedLock(key = "#id", keys = { "#id" })
+        public void ship(String id) {
+        }
+    }
+}
