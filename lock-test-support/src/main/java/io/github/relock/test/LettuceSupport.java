@@ -46,6 +46,17 @@ final class LettuceSupport {
                 .shutdownTimeout(Duration.ofSeconds(2));
     }
 
+    /** Client settings from a {@code redis://} or {@code rediss://} URI (TLS, client name), with our timeout. */
+    static LettuceClientConfiguration clientConfiguration(RedisURI uri, Duration commandTimeout) {
+        return LettuceClientConfiguration.builder()
+                .apply(uri)
+                .clientResources(resources())
+                .commandTimeout(commandTimeout)
+                .shutdownQuietPeriod(Duration.ZERO)
+                .shutdownTimeout(Duration.ofSeconds(2))
+                .build();
+    }
+
     static LettuceClientConfiguration clusterClientConfiguration(Duration commandTimeout) {
         ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
                 .enableAllAdaptiveRefreshTriggers() // follow MOVED/failover without waiting for a periodic refresh

@@ -12,12 +12,16 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Finds the {@code redis-server} executable: system property {@value #PROPERTY} (explicit path), else
+ * Finds the {@code redis-server} executable: system property {@value #PROPERTY} (explicit path, or
+ * {@code embedded} to force the jar's binary), else
  * {@code redis-server} on the PATH, else the binary inside the embedded-redis jar, extracted once per JVM.
  */
 final class RedisBinary {
 
     static final String PROPERTY = "redis.server.binary";
+
+    /** Value of {@value #PROPERTY} that skips the PATH and uses the binary inside the embedded-redis jar. */
+    static final String EMBEDDED = "embedded";
 
     private static @Nullable Path resolved;
     private static String origin = "";
@@ -41,6 +45,10 @@ final class RedisBinary {
 
     private static Path resolve() {
         String explicit = System.getProperty(PROPERTY);
+        if (EMBEDDED.equalsIgnoreCase(String.valueOf(explicit).trim())) {
+            origin = "embedded-redis jar, forced by -D" + PROPERTY + "=" + EMBEDDED;
+            return extractEmbedded();
+        }
         if (explicit != null && !explicit.isBlank()) {
             Path path = Path.of(explicit.trim());
             if (!Files.isExecutable(path)) {

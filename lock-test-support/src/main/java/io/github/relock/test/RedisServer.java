@@ -32,8 +32,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  * }
  * }</pre>
  *
- * <p>The binary is {@code -Dredis.server.binary}, else {@code redis-server} on the PATH, else the Redis 6.2
- * binary inside the embedded-redis jar. The process is killed at JVM exit even if {@link #close()} never
+ * <p>The binary is {@code -Dredis.server.binary=/path/to/redis-server}, else {@code redis-server} on the
+ * PATH, else the Redis 6.2 binary inside the embedded-redis jar ({@code -Dredis.server.binary=embedded}
+ * forces that one). The process is killed at JVM exit even if {@link #close()} never
  * runs. In JUnit, prefer {@link RedisServerExtension}. Thread-safe.
  */
 public final class RedisServer implements AutoCloseable {
@@ -336,7 +337,8 @@ public final class RedisServer implements AutoCloseable {
         command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--daemonize", "no",
                 "--dir", dir.toString()));
         if (sentinelConfig == null) {
-            command.addAll(List.of("--save", "", "--appendonly", "no"));
+            // no persistence; replicas sync at once (Redis 7 waits 5 s for more replicas by default)
+            command.addAll(List.of("--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"));
         }
         if (replicaOfHost != null) {
             command.addAll(List.of("--replicaof", replicaOfHost, Integer.toString(replicaOfPort)));

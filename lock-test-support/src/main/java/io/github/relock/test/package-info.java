@@ -8,8 +8,9 @@
  * for JUnit, or {@link io.github.relock.test.RedisServer}, {@link io.github.relock.test.RedisSentinelSetup},
  * {@link io.github.relock.test.RedisClusterSetup} directly.
  *
- * <p>Binary: system property {@code redis.server.binary} if set, else {@code redis-server} on the PATH,
- * else the Redis 6.2 binary shipped in {@code com.github.codemonstur:embedded-redis}. Every process started
+ * <p>Binary: system property {@code redis.server.binary} if set (a path, or {@code embedded}), else
+ * {@code redis-server} on the PATH, else the Redis 6.2 binary shipped in
+ * {@code com.github.codemonstur:embedded-redis}. Every process started
  * here is killed when the JVM exits, even when it is killed itself.
  */
 @NullMarked
