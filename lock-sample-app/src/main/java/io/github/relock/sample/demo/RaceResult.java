@@ -100,13 +100,17 @@ public final class RaceResult {
     /** The table the demo prints. */
     public String table() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%nRace demo: %d lock clients x %d threads pay order %d "
-                + "(each payer starts within %d ms)%n%n", clients.size(), threadsPerClient, orderId, spread.toMillis()));
-        String format = "%-26s" + "%14s".repeat(clients.size()) + "%10s%n";
+        out.append(String.format(Locale.ROOT, "%nRace demo: %d lock clients x %d threads pay order %d; each payer starts "
+                + "at a random moment within %d ms%n", clients.size(), threadsPerClient, orderId, spread.toMillis()));
+        for (int i = 0; i < clients.size(); i++) {
+            out.append(String.format(Locale.ROOT, "  instance %d: lock client %s%n", i + 1, clients.get(i).clientId));
+        }
+        out.append(System.lineSeparator());
+        String format = "%-26s" + "%13s".repeat(clients.size()) + "%9s%n";
         Object[] header = new Object[clients.size() + 2];
         header[0] = "";
         for (int i = 0; i < clients.size(); i++) {
-            header[i + 1] = "client " + clients.get(i).clientId.substring(0, Math.min(6, clients.get(i).clientId.length()));
+            header[i + 1] = "instance " + (i + 1);
         }
         header[clients.size() + 1] = "total";
         out.append(String.format(Locale.ROOT, format, header));
@@ -117,10 +121,10 @@ public final class RaceResult {
         if (failed() > 0) {
             row(out, format, "failed otherwise", c -> c.failed.get());
         }
-        String blank = " ".repeat(14 * clients.size());
-        out.append(String.format(Locale.ROOT, "%-26s%s%10d   %s%n", "payments in the database", blank, paymentsInDatabase,
+        String blank = " ".repeat(13 * clients.size());
+        out.append(String.format(Locale.ROOT, "%-26s%s%9d   %s%n", "payments in the database", blank, paymentsInDatabase,
                 paymentsInDatabase == 1 ? "OK: exactly one" : "WRONG: must be exactly 1"));
-        out.append(String.format(Locale.ROOT, "%-26s%s%10s%n", "time taken", blank, RaceDemo.seconds(took)));
+        out.append(String.format(Locale.ROOT, "%-26s%s%9s%n", "time taken", blank, RaceDemo.seconds(took)));
         return out.toString();
     }
 
