@@ -1,0 +1,97 @@
+package io.github.relock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.relock.test.RedisClusterSetup;
+
+/** The lock on a 3-primary Redis Cluster: every key of a lock in one slot, locks spread over nodes. */
+@Timeout(120)
+class ClusterTest {
+
+    static RedisClusterSetup cluster;
+    static LettuceConnectionFactory factory;
+    static LettuceConnectionFactory otherFactory;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisClusterSetup.start();
+        factory = cluster.newConnectionFactory();
+        otherFactory = cluster.newConnectionFactory();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        factory.destroy();
+        otherFactory.destroy();
+        cluster.close();
+    }
+
+    @Test
+    void locksReenterReleaseAndRenewAcrossSlots() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofMillis(600)).build()) {
+            List<ReentrantDistributedLock> locks = new ArrayList<>();
+            Set<Integer> slots = new HashSet<>();
+            for (int i = 0; i < 30; i++) {
+                ReentrantDistributedLock lock = client.getLock("order:" + i);
+                lock.lock();
+                lock.lock();
+                assertThat(lock.getHoldCount()).isEqualTo(2);
+                slots.add(ClusterSlotHashUtil.calculateSlot(lock.getKey()));
+                assertThat(ClusterSlotHashUtil.calculateSlot(lock.getKey() + ":fence"))
+                        .isEqualTo(ClusterSlotHashUtil.calculateSlot(lock.getKey()));
+                locks.add(lock);
+            }
+            assertThat(slots).hasSizeGreaterThan(10);
+            Thread.sleep(2_000); // three timeouts: only per-slot renewal batches keep them
+            for (ReentrantDistributedLock lock : locks) {
+                assertThat(lock.isHeldByCurrentThread()).isTrue();
+                lock.unlock();
+                lock.unlock();
+                assertThat(lock.isLocked()).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void waitersOnAnotherClientAreWokenByARelease() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (RedisLockClient holder = RedisLockClient.builder(factory).build();
+                RedisLockClient waiter = RedisLockClient.builder(otherFactory).build()) {
+            ReentrantDistributedLock held = holder.getLock("cluster-wake");
+            held.lock();
+            long token = held.fencingToken();
+            Future<Long> acquired = pool.submit(() -> {
+                ReentrantDistributedLock lock = waiter.getLock("cluster-wake");
+                assertThat(lock.tryLock(20, TimeUnit.SECONDS)).isTrue();
+                long next = lock.fencingToken();
+                lock.unlock();
+                return next;
+            });
+            Thread.sleep(300);
+            long releasedAt = System.nanoTime();
+            held.unlock();
+            assertThat(acquired.get(10, TimeUnit.SECONDS)).isGreaterThan(token);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).isLessThan(5_000);
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+}
