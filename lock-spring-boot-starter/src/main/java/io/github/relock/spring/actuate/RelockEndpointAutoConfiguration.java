@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.autoconfigure.RelockAutoConfiguration;
@@ -15,14 +16,20 @@ import io.github.relock.spring.autoconfigure.RelockAutoConfiguration;
  * exposed ({@code management.endpoints.web.exposure.include=relock}).
  */
 @AutoConfiguration(after = RelockAutoConfiguration.class)
-@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
-@ConditionalOnAvailableEndpoint(RelockEndpoint.class)
+@ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+        "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
 public final class RelockEndpointAutoConfiguration {
 
-    @Bean
-    @ConditionalOnBean(RedisLockClient.class)
-    @ConditionalOnMissingBean
-    RelockEndpoint relockEndpoint(RedisLockClient client) {
-        return new RelockEndpoint(client);
+    /** Nested: its condition's class lives in actuator-autoconfigure, which the outer check ensures is there. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(RelockEndpoint.class)
+    static class EndpointConfiguration {
+
+        @Bean
+        @ConditionalOnBean(RedisLockClient.class)
+        @ConditionalOnMissingBean
+        RelockEndpoint relockEndpoint(RedisLockClient client) {
+            return new RelockEndpoint(client);
+        }
     }
 }
