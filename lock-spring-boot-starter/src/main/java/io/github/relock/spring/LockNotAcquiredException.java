@@ -3,6 +3,7 @@ package io.github.relock.spring;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * A {@link DistributedLock @DistributedLock} method did not run because its lock was held elsewhere for
@@ -19,8 +20,9 @@ public class LockNotAcquiredException extends RuntimeException {
 
     public LockNotAcquiredException(String lockName, String key, Duration waitTime, Duration waited,
             @Nullable Throwable cause) {
-        super("Lock '" + lockName + "' (Redis key " + key + ") was not acquired within " + waitTime + " (waited "
-                + waited + ")" + (cause instanceof InterruptedException ? ": the wait was interrupted" : ""), cause);
+        super("Lock '" + lockName + "' (Redis key " + key + ") was not acquired within " + DurationStyle.SIMPLE.print(waitTime)
+                + " (waited " + waited.toMillis() + "ms)"
+                + (cause instanceof InterruptedException ? ": the wait was interrupted" : ""), cause);
         this.lockName = lockName;
         this.key = key;
         this.waitTime = waitTime;

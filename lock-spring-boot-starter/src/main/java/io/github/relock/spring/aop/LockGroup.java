@@ -30,10 +30,11 @@ final class LockGroup {
      * @return {@code null} if all were taken, else the lock that was not (the ones taken before it are released)
      */
     @Nullable ReentrantDistributedLock acquire(Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException {
-        long deadline = System.nanoTime() + waitTime.toNanos();
+        long started = System.nanoTime();
+        long budget = saturatedNanos(waitTime);
         try {
             for (ReentrantDistributedLock lock : locks) {
-                long left = Math.max(0, deadline - System.nanoTime());
+                long left = Math.max(0, budget - (System.nanoTime() - started));
                 boolean acquired = leaseTime == null ? lock.tryLock(left, TimeUnit.NANOSECONDS)
                         : lock.tryLock(left, leaseTime.toNanos(), TimeUnit.NANOSECONDS);
                 if (!acquired) {
@@ -47,6 +48,15 @@ final class LockGroup {
         catch (InterruptedException | RuntimeException | Error ex) {
             releaseQuietly();
             throw ex;
+        }
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE; // centuries: as long as it takes
         }
     }
 

@@ -14,26 +14,37 @@ import io.github.relock.core.ReentrantDistributedLock;
  */
 public final class ThreadLockScope {
 
-    private static final ThreadLocal<Deque<LockGroup>> GROUPS = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final ThreadLocal<Deque<LockGroup>> GROUPS = new ThreadLocal<>();
 
     private ThreadLockScope() {
     }
 
     static void enter(LockGroup group) {
-        GROUPS.get().push(group);
+        Deque<LockGroup> groups = GROUPS.get();
+        if (groups == null) {
+            groups = new ArrayDeque<>();
+            GROUPS.set(groups);
+        }
+        groups.push(group);
     }
 
     static void exit(LockGroup group) {
         Deque<LockGroup> groups = GROUPS.get();
-        groups.remove(group);
-        if (groups.isEmpty()) {
-            GROUPS.remove(); // pooled threads keep nothing between tasks
+        if (groups != null) {
+            groups.remove(group);
+            if (groups.isEmpty()) {
+                GROUPS.remove(); // pooled threads keep nothing between tasks
+            }
         }
     }
 
     /** A lock held by a {@code @DistributedLock} call on this thread that this client knows is lost. */
     public static @Nullable ReentrantDistributedLock firstLost() {
-        for (LockGroup group : GROUPS.get()) {
+        Deque<LockGroup> groups = GROUPS.get();
+        if (groups == null) {
+            return null; // commits on threads outside any locked call cost one lookup
+        }
+        for (LockGroup group : groups) {
             ReentrantDistributedLock lost = group.firstLost();
             if (lost != null) {
                 return lost;

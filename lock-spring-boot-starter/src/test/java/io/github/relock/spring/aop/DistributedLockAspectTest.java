@@ -85,7 +85,7 @@ class DistributedLockAspectTest {
                     assertThat(ex.getKey()).isEqualTo("lock:{order:7}");
                     assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(200));
                     assertThat(ex.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
-                    assertThat(ex).hasMessageContaining("lock:{order:7}").hasMessageContaining("PT0.2S");
+                    assertThat(ex).hasMessageContaining("lock:{order:7}").hasMessageContaining("within 200ms");
                 });
                 assertThat(orders.innerRuns()).isZero();
             });
@@ -193,10 +193,35 @@ class DistributedLockAspectTest {
         });
     }
 
+    @Test
+    void anAnnotationOnAnInterfaceMethodApplies() {
+        runner.run(context -> assertThat(context.getBean(Greeter.class).greet("ada")).isEqualTo("greet:ada"));
+    }
+
     // --- beans under test ---
 
+    public interface Greeter {
+
+        @DistributedLock(name = "greet", key = "#name")
+        String greet(String name);
+    }
+
+    public static class PoliteGreeter implements Greeter {
+
+        private final RedisLockClient client;
+
+        public PoliteGreeter(RedisLockClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public String greet(String name) {
+            return client.heldLocks().get(0).name();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
-    @Import({ Orders.class, Inner.class, Keys.class, Transfers.class })
+    @Import({ Orders.class, Inner.class, Keys.class, Transfers.class, PoliteGreeter.class })
     static class Beans {
 
         @Bean
