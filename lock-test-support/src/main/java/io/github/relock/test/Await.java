@@ -18,6 +18,11 @@ final class Await {
      * restarting); its message shows up in the timeout exception.
      */
     static <T> T until(Duration timeout, String what, Supplier<@Nullable T> probe) {
+        return until(timeout, what, probe, () -> "");
+    }
+
+    /** Like {@link #until(Duration, String, Supplier)}; {@code state} describes the situation on timeout. */
+    static <T> T until(Duration timeout, String what, Supplier<@Nullable T> probe, Supplier<String> state) {
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = "(no answer)";
         while (true) {
@@ -32,7 +37,7 @@ final class Await {
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("timed out after " + timeout.toMillis() + " ms waiting for " + what
-                        + "; last: " + last);
+                        + "; last: " + last + describe(state));
             }
             try {
                 Thread.sleep(POLL_MILLIS);
@@ -45,6 +50,19 @@ final class Await {
 
     /** Like {@link #until} for a boolean condition. */
     static void untilTrue(Duration timeout, String what, Supplier<Boolean> condition) {
-        until(timeout, what, () -> condition.get() ? Boolean.TRUE : null);
+        untilTrue(timeout, what, condition, () -> "");
+    }
+
+    /** Like {@link #until} for a boolean condition; {@code state} describes the situation on timeout. */
+    static void untilTrue(Duration timeout, String what, Supplier<Boolean> condition, Supplier<String> state) {
+        until(timeout, what, () -> condition.get() ? Boolean.TRUE : null, state);
+    }
+
+    private static String describe(Supplier<String> state) {
+        try {
+            return state.get();
+        } catch (RuntimeException e) {
+            return " (state unknown: " + e + ")";
+        }
     }
 }

@@ -53,7 +53,10 @@ public final class ChildJvm implements AutoCloseable {
         this.errReader = reader(process.getErrorStream(), err, false, "stderr");
     }
 
-    /** Starts {@code mainClass.main(args)} in a new JVM (same java binary, same classpath). */
+    /**
+     * Starts {@code mainClass.main(args)} in a new JVM (same java binary, same classpath, same
+     * {@code -Dredis.server.binary} if set).
+     */
     public static ChildJvm start(Class<?> mainClass, String... args) {
         return start(List.of(), mainClass, args);
     }
@@ -63,6 +66,10 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.addAll(jvmArgs);
+        String binary = System.getProperty(RedisBinary.PROPERTY);
+        if (binary != null && jvmArgs.stream().noneMatch(arg -> arg.startsWith("-D" + RedisBinary.PROPERTY + "="))) {
+            command.add("-D" + RedisBinary.PROPERTY + "=" + binary); // a RedisServer in the child: same binary
+        }
         command.addAll(classpathArgs());
         command.add(mainClass.getName());
         command.addAll(Arrays.asList(args));

@@ -16,6 +16,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.Transports;
 
 /** Lettuce clients and Spring connection factories with test-friendly settings, all on one shared event loop. */
 final class LettuceSupport {
@@ -28,10 +29,20 @@ final class LettuceSupport {
 
     // One set of event-loop threads for every client in the JVM: creating them per factory costs ~100 ms.
     private static final class Shared {
-        static final ClientResources RESOURCES = DefaultClientResources.builder()
-                // reconnect within 100 ms of a restarted server instead of backing off up to 30 s
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(100), 2, TimeUnit.MILLISECONDS))
-                .build();
+        static final ClientResources RESOURCES = create();
+
+        private static ClientResources create() {
+            ClientResources resources = DefaultClientResources.builder()
+                    // reconnect within 100 ms of a restarted server instead of backing off up to 30 s
+                    .reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofMillis(100), 2,
+                            TimeUnit.MILLISECONDS))
+                    .build();
+            // Lettuce shuts an event loop down when its last client goes; a client still reconnecting on it
+            // then logs RejectedExecutionException. One reference that is never released keeps it for the JVM
+            // (its threads are daemons).
+            resources.eventLoopGroupProvider().allocate(Transports.eventLoopGroupClass());
+            return resources;
+        }
     }
 
     static ClientResources resources() {

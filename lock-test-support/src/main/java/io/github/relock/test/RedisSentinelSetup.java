@@ -81,7 +81,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
                     return "master".equals(master.get("flags"))
                             && String.valueOf(SENTINELS - 1).equals(master.get("num-other-sentinels"))
                             && healthyReplica(sentinel, replica);
-                }));
+                }), this::sentinelViews);
     }
 
     /** The current primary, as the Sentinels report it (it changes with each failover). */
@@ -167,8 +167,9 @@ public final class RedisSentinelSetup implements AutoCloseable {
         }
         node.call("REPLICAOF", primary.host(), Integer.toString(primary.port()));
         awaitReplicaSynced(node, primary);
-        Await.untilTrue(READY_TIMEOUT, "Sentinels to see " + node + " as a healthy replica",
-                () -> sentinels.stream().filter(RedisServer::isRunning).allMatch(s -> healthyReplica(s, node)));
+        Await.untilTrue(FAILOVER_TIMEOUT, "Sentinels to see " + node + " as a healthy replica",
+                () -> sentinels.stream().filter(RedisServer::isRunning).allMatch(s -> healthyReplica(s, node)),
+                this::sentinelViews);
     }
 
     /** Destroys the factories made here and stops all five processes. Idempotent. */
@@ -211,6 +212,28 @@ public final class RedisSentinelSetup implements AutoCloseable {
             RedisServer promoted = byPort(reported.iterator().next());
             return promoted.isRunning() && "master".equals(role(promoted).get(0)) ? promoted : null;
         });
+    }
+
+    // What each Sentinel believes, for timeout messages.
+    private String sentinelViews() {
+        StringBuilder views = new StringBuilder();
+        for (RedisServer sentinel : sentinels) {
+            views.append("\n  sentinel ").append(sentinel.port()).append(": ");
+            try {
+                Map<String, String> master = map(sentinel.call("SENTINEL", "MASTER", MASTER_NAME));
+                views.append("primary ").append(master.get("port")).append(' ').append(master.get("flags"))
+                        .append(", other sentinels ").append(master.get("num-other-sentinels"))
+                        .append(", replicas");
+                for (Object entry : (List<?>) Objects.requireNonNull(sentinel.call("SENTINEL", "REPLICAS", MASTER_NAME))) {
+                    Map<String, String> fields = map(entry);
+                    views.append(' ').append(fields.get("port")).append(' ').append(fields.get("flags"))
+                            .append(" link ").append(fields.get("master-link-status"));
+                }
+            } catch (RuntimeException e) {
+                views.append(e);
+            }
+        }
+        return views.toString();
     }
 
     private static void awaitReplicaSynced(RedisServer replica, RedisServer primary) {
