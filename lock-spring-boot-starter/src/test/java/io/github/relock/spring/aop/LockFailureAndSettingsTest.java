@@ -139,6 +139,21 @@ class LockFailureAndSettingsTest {
                                 ex -> assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(30))));
     }
 
+    @Test
+    void defaultNamesWithADotAreConfiguredInBrackets() throws Exception {
+        ReentrantDistributedLock other = elsewhere.getLock("Payments.refund:1");
+        assertThat(other.tryLock(0, TimeUnit.SECONDS)).isTrue();
+        try {
+            runner.withPropertyValues("relock.locks[Payments.refund].wait-time=20ms").run(context ->
+                    assertThatThrownBy(() -> context.getBean(Payments.class).refund("1"))
+                            .isInstanceOfSatisfying(LockNotAcquiredException.class,
+                                    ex -> assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(20))));
+        }
+        finally {
+            other.unlock();
+        }
+    }
+
     public static class Payments {
 
         private final RedisLockClient client;
@@ -187,6 +202,11 @@ class LockFailureAndSettingsTest {
         @DistributedLock(name = "payments", key = "#id")
         public HeldLock payAndShowLock(String id) {
             return client.heldLocks().get(0);
+        }
+
+        @DistributedLock(key = "#id")
+        public String refund(String id) {
+            return "refunded " + id;
         }
 
         @DistributedLock(name = "refunds", key = "#id")
