@@ -45,6 +45,11 @@ final class ProcessRegistry {
             "[ $# -gt 0 ] && kill -9 \"$@\" 2>/dev/null",
             "exit 0");
 
+    /** Every temp directory made here starts with this. */
+    static final String TEMP_PREFIX = "relock-";
+    private static final String OWNER_FILE = ".relock-owner-pid";
+
+    private static boolean swept;
     private static @Nullable OutputStream reaperInput;
     private static boolean reaperTried;
 
@@ -67,14 +72,49 @@ final class ProcessRegistry {
         return process;
     }
 
-    /** Creates a temp directory that is deleted at JVM exit unless {@link #delete(Path)} ran before. */
+    /**
+     * Creates a temp directory that is deleted at JVM exit unless {@link #delete(Path)} ran before. It holds
+     * an owner file with this JVM's pid, so that a later JVM can delete it if this one is killed first.
+     */
     static Path createTempDir(String prefix) {
+        sweepOnce();
         try {
             Path dir = Files.createTempDirectory(prefix);
             TEMP_DIRS.add(dir);
+            Files.writeString(dir.resolve(OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
             return dir;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temp directory", e);
+        }
+    }
+
+    // A JVM that was SIGKILLed ran no shutdown hook: delete the directories it left whose owner is gone.
+    private static synchronized void sweepOnce() {
+        if (!swept) {
+            swept = true;
+            sweepStaleTempDirs();
+        }
+    }
+
+    static void sweepStaleTempDirs() {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (Stream<Path> entries = Files.list(tmp)) {
+            entries.filter(dir -> dir.getFileName().toString().startsWith(TEMP_PREFIX))
+                    .filter(dir -> Files.isRegularFile(dir.resolve(OWNER_FILE)))
+                    .filter(ProcessRegistry::ownerIsGone)
+                    .forEach(ProcessRegistry::delete);
+        } catch (IOException | UncheckedIOException ignored) {
+            // best effort
+        }
+    }
+
+    private static boolean ownerIsGone(Path dir) {
+        try {
+            long owner = Long.parseLong(Files.readString(dir.resolve(OWNER_FILE)).trim());
+            return owner != ProcessHandle.current().pid()
+                    && ProcessHandle.of(owner).map(handle -> !handle.isAlive()).orElse(true);
+        } catch (IOException | NumberFormatException e) {
+            return false; // not ours to judge
         }
     }
 

@@ -91,8 +91,8 @@ final class RedisBinary {
                         + ", and resource /" + resource + " is missing (is com.github.codemonstur:embedded-redis"
                         + " on the classpath?)");
             }
-            Path file = Files.createTempFile("relock-" + resource + "-", "");
-            file.toFile().deleteOnExit();
+            // in a registry temp dir: deleted at exit, or by a later JVM if this one gets SIGKILLed
+            Path file = ProcessRegistry.createTempDir("relock-bin-").resolve(resource);
             Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
             if (!file.toFile().setExecutable(true, true)) {
                 throw new IllegalStateException("cannot make " + file + " executable");

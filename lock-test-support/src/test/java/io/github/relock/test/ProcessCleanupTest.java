@@ -22,10 +22,13 @@ class ProcessCleanupTest {
         try (ChildJvm child = ChildJvm.start(RedisHolderMain.class)) {
             long redisPid = redisPid(child);
 
+            Path redisDir = Path.of(child.lines().get(0).split(" ", 4)[3]);
+
             child.send("exit");
             child.awaitExit(WAIT);
 
             awaitGone(redisPid);
+            assertThat(redisDir).doesNotExist();
         }
     }
 
@@ -33,10 +36,14 @@ class ProcessCleanupTest {
     void aKilledJvmStillTakesItsServersWithIt() {
         try (ChildJvm child = ChildJvm.start(RedisHolderMain.class)) {
             long redisPid = redisPid(child);
+            Path redisDir = Path.of(child.lines().get(0).split(" ", 4)[3]);
 
             child.kill(); // SIGKILL: no shutdown hook runs, the reaper process must do it
 
             awaitGone(redisPid);
+            assertThat(redisDir).isDirectory(); // nobody could delete it...
+            ProcessRegistry.sweepStaleTempDirs(); // ...until the next JVM that makes a temp dir
+            assertThat(redisDir).doesNotExist();
         }
     }
 
