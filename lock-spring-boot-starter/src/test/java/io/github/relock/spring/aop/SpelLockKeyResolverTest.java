@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import java.lang.reflect.Method;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.util.ReflectionUtils;
 
@@ -13,6 +14,7 @@ import org.springframework.util.ReflectionUtils;
  * Key expressions without a running application: what is checked at startup, and what arguments look
  * like when the class was compiled without {@code -parameters}.
  */
+@Timeout(10)
 class SpelLockKeyResolverTest {
 
     private final Method ship = ReflectionUtils.findMethod(Shipping.class, "ship", String.class, int.class);
