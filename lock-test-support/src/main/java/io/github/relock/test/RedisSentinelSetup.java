@@ -27,7 +27,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * }</pre>
  *
  * <p>{@link #primary()} and {@link #replica()} follow the roles as Sentinel sees them, so they swap on each
- * failover. Thread-safe.
+ * failover. Sentinel acts on its own too: a primary that is paused or killed for more than about a second
+ * gets failed over. Thread-safe.
  */
 public final class RedisSentinelSetup implements AutoCloseable {
 

@@ -156,6 +156,26 @@ public final class RedisServerExtension implements BeforeAllCallback, BeforeEach
         }
     }
 
+    /**
+     * Host of the Redis in use (also with {@code REDIS_URL} or a container), e.g. for
+     * {@code @DynamicPropertySource}: {@code registry.add("spring.data.redis.host", redis::host)}.
+     */
+    public synchronized String host() {
+        return requireStarted().getHost();
+    }
+
+    /** Port of the Redis in use (also with {@code REDIS_URL} or a container). */
+    public synchronized int port() {
+        return requireStarted().getPort();
+    }
+
+    /** The Redis in use as a URI ({@code redis://host:port}, or {@code REDIS_URL} as given). */
+    public synchronized String uri() {
+        RedisURI target = requireStarted();
+        return server == null && container == null ? source.substring(REDIS_URL_ENV.length() + 1)
+                : "redis://" + target.getHost() + ":" + target.getPort();
+    }
+
     /** The factory shared by the test class (5 s command timeout); do not destroy it. */
     public synchronized RedisConnectionFactory connectionFactory() {
         return sharedFactory();

@@ -36,6 +36,9 @@ class RedisServerExtensionTest {
         assertThat(factory).isSameAs(redis.connectionFactory()).isSameAs(lettuce);
         assertThat(redis.server()).isSameAs(server);
         assertThat(redis.redisVersion()).isEqualTo(server.version()).matches("\\d+\\.\\d+\\.\\d+");
+        assertThat(redis.host()).isEqualTo("127.0.0.1");
+        assertThat(redis.port()).isEqualTo(server.port());
+        assertThat(redis.uri()).isEqualTo(server.uri());
 
         new StringRedisTemplate(factory).opsForValue().set("left-over", "1");
         assertThat(commands.get("left-over")).isEqualTo("1");
