@@ -63,7 +63,7 @@ public class SampleProperties {
         private int threadsPerClient = 16;
 
         /** The payers start at random moments within this window, like customers clicking Pay. */
-        private Duration spread = Duration.ofMillis(600);
+        private Duration spread = Duration.ofMillis(1500);
 
         public int getClients() {
             return clients;

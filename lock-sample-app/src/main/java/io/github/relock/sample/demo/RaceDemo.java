@@ -153,8 +153,12 @@ public class RaceDemo implements ApplicationRunner, ExitCodeGenerator {
                         racer.alreadyPaid.incrementAndGet();
                     }
                     catch (RuntimeException ex) {
-                        racer.failed.incrementAndGet();
-                        log.warn("A payment failed unexpectedly", ex);
+                        if (racer.failed.incrementAndGet() == 1) {
+                            log.warn("A payment failed unexpectedly", ex);
+                        }
+                        else {
+                            log.warn("A payment failed unexpectedly: {}", ex.toString());
+                        }
                     }
                 });
             }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,11 +46,34 @@ public final class EmbeddedRedisServer implements DisposableBean {
     private final @Nullable Process process;
     private final String version;
 
+    /** Counted down once {@link #destroy()} stopped the process. */
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    /** Stops the process if the JVM exits without the context closing (a failed shutdown, System.exit elsewhere). */
+    private final @Nullable Thread shutdownHook;
+
     private EmbeddedRedisServer(String host, int port, @Nullable Process process, String version) {
         this.host = host;
         this.port = port;
         this.process = process;
         this.version = version;
+        if (process != null) {
+            // JVM shutdown hooks run concurrently with Spring's: give the context time to close cleanly first
+            this.shutdownHook = new Thread(() -> {
+                try {
+                    if (!stopped.await(15, TimeUnit.SECONDS)) {
+                        process.destroyForcibly();
+                    }
+                }
+                catch (InterruptedException ex) {
+                    process.destroyForcibly();
+                }
+            }, "embedded-redis-" + port + "-shutdown");
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+        else {
+            this.shutdownHook = null;
+        }
     }
 
     /**
@@ -219,7 +243,31 @@ public final class EmbeddedRedisServer implements DisposableBean {
     @Override
     public void destroy() {
         Process started = process;
-        if (started == null || !started.isAlive()) {
+        if (started == null) {
+            return;
+        }
+        try {
+            stopProcess(started);
+        }
+        finally {
+            stopped.countDown();
+            removeShutdownHook();
+        }
+    }
+
+    private void removeShutdownHook() {
+        if (shutdownHook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            }
+            catch (IllegalStateException ex) {
+                // the JVM is shutting down already; the hook sees the latch and returns
+            }
+        }
+    }
+
+    private void stopProcess(Process started) {
+        if (!started.isAlive()) {
             return;
         }
         started.destroy(); // SIGTERM: redis-server shuts down cleanly, and with --save "" writes nothing
