@@ -3,6 +3,7 @@ package io.github.relock.benchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -17,8 +18,8 @@ import io.github.relock.benchmarks.libraries.SpringIntegrationLibrary;
 import io.github.relock.benchmarks.redis.RedisAdmin;
 import io.github.relock.benchmarks.report.Environment;
 import io.github.relock.benchmarks.report.Report;
-import io.github.relock.benchmarks.report.Result;
 import io.github.relock.benchmarks.workloads.Contended;
+import io.github.relock.benchmarks.workloads.Measurement;
 import io.github.relock.benchmarks.workloads.Reentry;
 import io.github.relock.benchmarks.workloads.RunContext;
 import io.github.relock.benchmarks.workloads.Uncontended;
@@ -71,10 +72,17 @@ public final class BenchmarkMain {
             libraries.forEach(l -> report.describe(l.id() + ": " + l.description()));
             for (Workload workload : workloads(options)) {
                 report.describe(workload.description());
-                for (LockLibrary library : libraries) {
-                    progress(library.id() + " " + workload.id());
-                    report.add(guarded(library, workload, context));
+                Map<String, List<Measurement>> runs = new LinkedHashMap<>();
+                libraries.forEach(l -> runs.put(l.id(), new ArrayList<>()));
+                for (int round = 0; round < options.rounds(); round++) {
+                    // rotate the order, so no library always runs right after the same neighbour
+                    for (int i = 0; i < libraries.size(); i++) {
+                        LockLibrary library = libraries.get((i + round) % libraries.size());
+                        progress(library.id() + " " + workload.id() + " round " + (round + 1) + "/" + options.rounds());
+                        runs.get(library.id()).add(guarded(library, workload, context, round == 0));
+                    }
                 }
+                runs.values().forEach(r -> report.add(Measurement.summarize(r)));
             }
             if (options.workloads().contains("watchdog")) {
                 report.describe("watchdog: " + options.watchdogLocks() + " locks held by one thread with no lease, "
@@ -88,21 +96,20 @@ public final class BenchmarkMain {
             }
             if (options.workloads().contains("annotation")) {
                 progress("annotation overhead");
-                AnnotationOverhead.run(context, report);
+                io.github.relock.benchmarks.annotation.AnnotationOverhead.run(context, report);
             }
         }
         return report;
     }
 
-    private static Result guarded(LockLibrary library, Workload workload, RunContext context) {
+    private static Measurement guarded(LockLibrary library, Workload workload, RunContext context, boolean count) {
         try {
-            return workload.run(library, context);
+            return workload.run(library, context, count);
         }
         catch (RuntimeException ex) {
             System.err.println(library.id() + " " + workload.id() + " failed: " + ex);
             ex.printStackTrace(System.err);
-            return new Result(library.id(), workload.id(), "-", Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-                    Double.NaN, null, Map.of(), 0, 1, "failed: " + ex);
+            return Measurement.failed(library.id(), workload.id(), "failed: " + ex);
         }
     }
 
@@ -114,9 +121,11 @@ public final class BenchmarkMain {
         StringBuilder versions = new StringBuilder("Libraries: ");
         environment.libraries().forEach((name, version) -> versions.append(name).append(' ').append(version).append(", "));
         report.header(versions.substring(0, versions.length() - 2));
-        report.header("Settings: duration " + options.duration().toMillis() + " ms, warm-up " + options.warmup().toMillis()
-                + " ms, MONITOR pass " + options.countDuration().toMillis() + " ms, W2 threads " + options.threads()
-                + ", W3 " + options.clients() + " clients x " + options.clientThreads() + " threads");
+        report.header("Settings: " + options.rounds() + " interleaved runs per library and workload, each "
+                + options.warmup().toMillis() + " ms warm-up + " + options.duration().toMillis()
+                + " ms measured (ops/s: median run, with the slowest and fastest); MONITOR pass "
+                + options.countDuration().toMillis() + " ms in the first run; W2 threads " + options.threads()
+                + "; W3 " + options.clients() + " clients x " + options.clientThreads() + " threads");
         report.header("Redis calls/op: INFO commandstats delta over the measured window, every command Redis ran "
                 + "including those inside Lua scripts. Client cmds/op: commands the clients sent (round trips), from "
                 + "a separate MONITOR pass, since MONITOR slows Redis down");

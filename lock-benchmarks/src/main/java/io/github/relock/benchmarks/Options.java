@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * Command-line settings. Defaults keep a full run to a few minutes on a small machine; every figure in
  * the table is a ratio within one run, so short runs are fine as long as they are the same for all.
  *
- * @param duration         measured time per (library, workload)
+ * @param duration         measured time of one run of one (library, workload)
  * @param warmup           unmeasured time before it, for the JIT and connection pools
+ * @param rounds           runs per (library, workload), interleaved with the other libraries' runs;
+ *                         the table shows the median run, so one noisy moment cannot decide a ratio
  * @param countDuration    extra pass with MONITOR attached that splits client commands from the calls
  *                         scripts make inside Redis; zero skips it
  * @param threads          W2 threads on one client
@@ -26,19 +28,19 @@ import org.jspecify.annotations.Nullable;
  * @param watchdogLocks    locks held during the watchdog workload
  * @param watchdogDuration how long they are held while renewal traffic is counted
  * @param watchdogTimeout  the watchdog timeout given to every library in that workload
- * @param annotationRounds rounds of the annotation overhead comparison (each runs both sides)
+ * @param annotationDuration time for the annotation overhead comparison, warm-up not included
  * @param out              also write the report here
  */
-public record Options(Duration duration, Duration warmup, Duration countDuration, int threads, int clients,
+public record Options(Duration duration, Duration warmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
-        Duration watchdogTimeout, int annotationRounds, @Nullable Path out) {
+        Duration watchdogTimeout, Duration annotationDuration, @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "watchdog", "annotation");
 
     public static Options defaults() {
-        return new Options(Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(1), 16, 4, 4,
-                ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(20), Duration.ofSeconds(3), 10, null);
+        return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), 3, Duration.ofSeconds(1), 16, 4, 4,
+                ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(12), null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -58,6 +60,7 @@ public record Options(Duration duration, Duration warmup, Duration countDuration
         Options options = new Options(
                 duration(flags.remove("duration"), d.duration),
                 duration(flags.remove("warmup"), d.warmup),
+                positive("rounds", flags.remove("rounds"), d.rounds),
                 duration(flags.remove("count-duration"), d.countDuration),
                 positive("threads", flags.remove("threads"), d.threads),
                 positive("clients", flags.remove("clients"), d.clients),
@@ -67,7 +70,7 @@ public record Options(Duration duration, Duration warmup, Duration countDuration
                 positive("watchdog-locks", flags.remove("watchdog-locks"), d.watchdogLocks),
                 duration(flags.remove("watchdog-duration"), d.watchdogDuration),
                 duration(flags.remove("watchdog-timeout"), d.watchdogTimeout),
-                positive("annotation-rounds", flags.remove("annotation-rounds"), d.annotationRounds),
+                duration(flags.remove("annotation-duration"), d.annotationDuration),
                 flags.containsKey("out") ? Path.of(flags.remove("out")) : null);
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s): " + flags.keySet() + "\n" + usage());
@@ -78,18 +81,19 @@ public record Options(Duration duration, Duration warmup, Duration countDuration
     public static String usage() {
         return """
                 usage: java -jar lock-benchmarks.jar [--flag=value ...]
-                  --duration=5s            measured time per library and workload
-                  --warmup=2s              unmeasured warm-up before it
-                  --count-duration=1s      MONITOR pass that counts client commands (0 to skip)
+                  --duration=2s            measured time of one run of one library and workload
+                  --warmup=1s              unmeasured warm-up before it
+                  --rounds=3               runs per library and workload, interleaved; the median is shown
+                  --count-duration=1s      MONITOR pass that counts client commands, first round (0 to skip)
                   --threads=16             W2 threads on one client
                   --clients=4              W3 independent clients ...
                   --client-threads=4       ... and threads per client, all on one key
                   --libs=relock,redisson,si-spin,si-pubsub,raw
                   --workloads=W1,W2,W3,W4,watchdog,annotation
                   --watchdog-locks=1000    locks held in the watchdog workload
-                  --watchdog-duration=20s  how long they are held while renewals are counted
+                  --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library
-                  --annotation-rounds=10   interleaved rounds of the annotation comparison
+                  --annotation-duration=12s  time for the annotation comparison (plus 2 s warm-up)
                   --out=FILE               also write the report to FILE
                 durations: 500ms, 5s, 2m or ISO-8601 (PT5S)""";
     }

@@ -5,24 +5,32 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One (library, workload) row of the main table.
+ * One (library, workload) row of the main table, summarised over several interleaved runs.
  *
  * @param library          library id
  * @param workload         workload id
  * @param threads          e.g. {@code 1} or {@code 4x4}
- * @param opsPerSecond     completed operations per second in the measured window
- * @param p50Micros        latency median; what "latency" means is the workload's (pair, wait, triple)
+ * @param opsPerSecond     the median run's operations per second
+ * @param opsMin           slowest run
+ * @param opsMax           fastest run
+ * @param runs             runs that completed operations
+ * @param p50Micros        latency median over all runs' operations; what "latency" means is the
+ *                         workload's (a pair, the wait in lock(), a re-entry sequence)
  * @param p99Micros        99th percentile
  * @param maxMicros        maximum
  * @param callsPerOp       every command Redis executed per operation, scripts' inner calls included
- *                         ({@code INFO commandstats} delta over the measured window)
- * @param clientCmdsPerOp  commands the clients sent per operation (MONITOR pass); null if skipped
+ *                         ({@code INFO commandstats} deltas over the measured windows)
+ * @param clientCmdsPerOp  commands the clients sent per operation (MONITOR pass); null if not counted
  * @param clientMix        those commands by name, per operation
+ * @param clientCpuMicros  CPU time of this JVM (every library thread) per operation: unlike throughput,
+ *                         it hardly moves when the machine is shared
+ * @param redisCpuMicros   CPU time of redis-server per operation ({@code INFO cpu})
  * @param overlaps         critical sections entered while another was inside (must be 0)
  * @param errors           operations that threw
  * @param note             anything the reader must know about this row
  */
-public record Result(String library, String workload, String threads, double opsPerSecond, double p50Micros,
-        double p99Micros, double maxMicros, double callsPerOp, @Nullable Double clientCmdsPerOp,
-        Map<String, Double> clientMix, long overlaps, long errors, String note) {
+public record Result(String library, String workload, String threads, double opsPerSecond, double opsMin,
+        double opsMax, int runs, double p50Micros, double p99Micros, double maxMicros, double callsPerOp,
+        @Nullable Double clientCmdsPerOp, Map<String, Double> clientMix, double clientCpuMicros,
+        double redisCpuMicros, long overlaps, long errors, String note) {
 }

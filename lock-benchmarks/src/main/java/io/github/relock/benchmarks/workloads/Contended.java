@@ -6,7 +6,6 @@ import java.util.List;
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary.BenchLock;
 import io.github.relock.benchmarks.libraries.LockLibrary.LockClient;
-import io.github.relock.benchmarks.report.Result;
 
 /**
  * W3: several independent clients (own connections, own client ids, as separate processes would be),
@@ -35,7 +34,7 @@ public final class Contended implements Workload {
     }
 
     @Override
-    public Result run(LockLibrary library, RunContext context) {
+    public Measurement run(LockLibrary library, RunContext context, boolean count) {
         context.settle();
         String name = context.freshNames("W3") + "-shared";
         List<LockClient> opened = new ArrayList<>();
@@ -58,7 +57,7 @@ public final class Contended implements Workload {
                     });
                 }
             }
-            return LoadDriver.drive(context, library.id(), "W3", clients + "x" + threadsPerClient, operations,
+            return LoadDriver.drive(context, count, library.id(), "W3", clients + "x" + threadsPerClient, operations,
                     new OverlapGuard[] {guard}, "");
         }
         finally {

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
@@ -12,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.relock.benchmarks.redis.CommandStats;
 import io.github.relock.benchmarks.redis.MonitorTap;
-import io.github.relock.benchmarks.report.Result;
 
 /**
  * Runs one operation in a loop on several threads through three phases: warm-up (not recorded), a
@@ -77,15 +75,15 @@ final class LoadDriver {
     }
 
     /**
-     * Drives {@code operations} (one per thread) through the phases and summarises the measured window.
-     * The caller fills in the rest of the row (overlaps, note) with {@link Result}'s canonical fields.
+     * Drives {@code operations} (one per thread) through the phases and returns what the measured window
+     * saw; {@code count} adds the MONITOR pass before it.
      */
-    static Result drive(RunContext context, String library, String workload, String threads,
+    static Measurement drive(RunContext context, boolean count, String library, String workload, String threads,
             List<Operation> operations, OverlapGuard[] guards, String note) {
-        return new LoadDriver().run(context, library, workload, threads, operations, guards, note);
+        return new LoadDriver().run(context, count, library, workload, threads, operations, guards, note);
     }
 
-    private Result run(RunContext context, String library, String workload, String threads,
+    private Measurement run(RunContext context, boolean count, String library, String workload, String threads,
             List<Operation> operations, OverlapGuard[] guards, String note) {
         List<Worker> workers = new ArrayList<>();
         for (int i = 0; i < operations.size(); i++) {
@@ -97,7 +95,7 @@ final class LoadDriver {
 
         Map<String, Long> mix = Map.of();
         long clientCommands = 0;
-        boolean counting = !context.options().countDuration().isZero();
+        boolean counting = count && !context.options().countDuration().isZero();
         if (counting) {
             try (MonitorTap tap = MonitorTap.attach(context.target())) {
                 phase = Phase.COUNT;
@@ -110,11 +108,13 @@ final class LoadDriver {
         }
 
         CommandStats before = context.admin().commandStats();
+        CpuClock.Reading cpuBefore = CpuClock.read(context.admin());
         phase = Phase.MEASURE;
         long start = System.nanoTime();
         sleep(context.options().duration());
         phase = Phase.STOP;
         long end = System.nanoTime();
+        CpuClock.Reading cpu = CpuClock.read(context.admin()).minus(cpuBefore);
         CommandStats calls = context.admin().commandStats().minus(before);
 
         Histogram latency = new Histogram(HIGHEST_NANOS, 3);
@@ -140,22 +140,8 @@ final class LoadDriver {
             System.err.printf("%s %s: %d operation(s) failed, first: %s%n", library, workload, errors, firstError);
             firstError.printStackTrace(System.err);
         }
-
-        double seconds = (end - start) / 1e9;
-        Double clientPerOp = counting && counted > 0 ? (double) clientCommands / counted : null;
-        Map<String, Double> mixPerOp = new TreeMap<>();
-        if (counted > 0) {
-            long ops = counted;
-            mix.forEach((name, n) -> mixPerOp.put(name, (double) n / ops));
-        }
-        return new Result(library, workload, threads, measured / seconds, micros(latency.getValueAtPercentile(50)),
-                micros(latency.getValueAtPercentile(99)), micros(latency.getMaxValue()),
-                measured == 0 ? Double.NaN : (double) calls.total() / measured, clientPerOp, mixPerOp, overlaps, errors,
-                note);
-    }
-
-    private static double micros(long nanos) {
-        return nanos / 1000.0;
+        return new Measurement(library, workload, threads, measured, (end - start) / 1e9, latency, calls.total(),
+                counting ? counted : 0, mix, cpu.clientNanos(), cpu.redisNanos(), overlaps, errors, note);
     }
 
     private static void join(Worker worker) {

@@ -5,7 +5,6 @@ import java.util.List;
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary.BenchLock;
 import io.github.relock.benchmarks.libraries.LockLibrary.LockClient;
-import io.github.relock.benchmarks.report.Result;
 
 /**
  * W4: re-entry on one thread: {@code lock()} three times, then {@code unlock()} three times. Ops =
@@ -27,7 +26,7 @@ public final class Reentry implements Workload {
     }
 
     @Override
-    public Result run(LockLibrary library, RunContext context) {
+    public Measurement run(LockLibrary library, RunContext context, boolean count) {
         context.settle();
         String name = context.freshNames("W4");
         try (LockClient client = library.connect(context.target(), null)) {
@@ -45,7 +44,7 @@ public final class Reentry implements Workload {
                 }
                 return System.nanoTime() - start;
             };
-            return LoadDriver.drive(context, library.id(), "W4", "1", List.of(sequence), new OverlapGuard[] {guard}, "");
+            return LoadDriver.drive(context, count, library.id(), "W4", "1", List.of(sequence), new OverlapGuard[] {guard}, "");
         }
     }
 }

@@ -6,7 +6,6 @@ import java.util.List;
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary.BenchLock;
 import io.github.relock.benchmarks.libraries.LockLibrary.LockClient;
-import io.github.relock.benchmarks.report.Result;
 
 /**
  * W1 and W2: {@code lock()} + {@code unlock()} pairs, each thread on its own key, all threads on one
@@ -43,7 +42,7 @@ public final class Uncontended implements Workload {
     }
 
     @Override
-    public Result run(LockLibrary library, RunContext context) {
+    public Measurement run(LockLibrary library, RunContext context, boolean count) {
         context.settle();
         String names = context.freshNames(id);
         try (LockClient client = library.connect(context.target(), null)) {
@@ -61,7 +60,7 @@ public final class Uncontended implements Workload {
                     return System.nanoTime() - start;
                 });
             }
-            return LoadDriver.drive(context, library.id(), id, Integer.toString(threads), operations, guards, "");
+            return LoadDriver.drive(context, count, library.id(), id, Integer.toString(threads), operations, guards, "");
         }
     }
 }

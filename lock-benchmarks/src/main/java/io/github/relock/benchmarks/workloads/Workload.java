@@ -1,7 +1,6 @@
 package io.github.relock.benchmarks.workloads;
 
 import io.github.relock.benchmarks.libraries.LockLibrary;
-import io.github.relock.benchmarks.report.Result;
 
 /** One throughput/latency workload of the main table, run the same way for every library. */
 public interface Workload {
@@ -12,5 +11,10 @@ public interface Workload {
     /** What it does and what its latency column means. */
     String description();
 
-    Result run(LockLibrary library, RunContext context);
+    /**
+     * One fresh run: new clients, warm-up, measured window, clients closed.
+     *
+     * @param count whether to add the MONITOR pass that counts client commands
+     */
+    Measurement run(LockLibrary library, RunContext context, boolean count);
 }

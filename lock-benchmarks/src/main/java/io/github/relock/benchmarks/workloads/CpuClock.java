@@ -1,0 +1,40 @@
+package io.github.relock.benchmarks.workloads;
+
+import io.github.relock.benchmarks.redis.RedisAdmin;
+import io.github.relock.benchmarks.support.CpuTime;
+
+/**
+ * CPU time spent by this JVM and by redis-server. On a shared, noisy machine throughput moves with the
+ * neighbours; CPU time per operation mostly does not, so it is the steadier way to compare what two
+ * libraries cost.
+ */
+final class CpuClock {
+
+    record Reading(long clientNanos, long redisNanos) {
+        Reading minus(Reading before) {
+            return new Reading(clientNanos - before.clientNanos, redisNanos - before.redisNanos);
+        }
+    }
+
+    private CpuClock() {
+    }
+
+    static Reading read(RedisAdmin admin) {
+        return new Reading(processCpuNanos(), redisCpuNanos(admin.info("cpu")));
+    }
+
+    private static long processCpuNanos() {
+        return CpuTime.nanos();
+    }
+
+    // used_cpu_sys:1.234567 and used_cpu_user:2.345678, in seconds
+    private static long redisCpuNanos(String info) {
+        double seconds = 0;
+        for (String line : info.split("\\r?\\n")) {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return Math.round(seconds * 1e9);
+    }
+}
