@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.ApplicationArguments;
@@ -57,7 +58,7 @@ public class RaceDemo implements ApplicationRunner, ExitCodeGenerator {
 
     private volatile int exitCode;
 
-    private volatile RaceResult result;
+    private volatile @Nullable RaceResult result;
 
     public RaceDemo(OrderRepository orders, PaymentService payments, RedisLockClient lockClient,
             SampleProperties properties, ConfigurableEnvironment environment) {
@@ -90,7 +91,7 @@ public class RaceDemo implements ApplicationRunner, ExitCodeGenerator {
     }
 
     /** The last race's result, or {@code null} if none ran. */
-    public RaceResult getResult() {
+    public @Nullable RaceResult getResult() {
         return result;
     }
 
