@@ -164,7 +164,9 @@ public final class BenchmarkMain {
         return workloads;
     }
 
+    private static final long STARTED = System.nanoTime();
+
     private static void progress(String what) {
-        System.err.println("[bench] " + what);
+        System.err.printf("[bench %5.1fs] %s%n", (System.nanoTime() - STARTED) / 1e9, what);
     }
 }

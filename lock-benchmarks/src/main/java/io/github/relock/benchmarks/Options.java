@@ -93,7 +93,7 @@ public record Options(Duration duration, Duration warmup, int rounds, Duration c
                   --watchdog-locks=1000    locks held in the watchdog workload
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library
-                  --annotation-duration=12s  time for the annotation comparison (plus 2 s warm-up)
+                  --annotation-duration=12s  time for the annotation comparison (plus up to 2 s warm-up)
                   --out=FILE               also write the report to FILE
                 durations: 500ms, 5s, 2m or ISO-8601 (PT5S)""";
     }

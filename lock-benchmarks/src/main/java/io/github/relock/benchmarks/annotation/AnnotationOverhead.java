@@ -58,17 +58,18 @@ public final class AnnotationOverhead {
     private static void measure(Duration duration, LockedWork work, LockKeyResolver resolver, Report report)
             throws Exception {
         // warm-up both paths; it also tells how many calls fit in the time given
+        long warmNanos = Math.min(2_000_000_000L, duration.toNanos() / 4);
         long warm = System.nanoTime();
         int warmPairs = 0;
-        while (System.nanoTime() - warm < 2_000_000_000L) {
+        while (System.nanoTime() - warm < warmNanos) {
             work.annotated(KEY);
             work.direct(KEY);
             warmPairs++;
         }
-        double pairsPerSecond = warmPairs / 2.0;
-        long wallPairs = Math.max(1000, (long) (pairsPerSecond * duration.toMillis() / 1000.0 * 2 / 3));
+        double pairsPerSecond = warmPairs / (warmNanos / 1e9);
+        long wallPairs = Math.max(100, (long) (pairsPerSecond * duration.toMillis() / 1000.0 * 2 / 3));
         int rounds = 10;
-        int pairs = (int) Math.max(100, pairsPerSecond * duration.toMillis() / 1000.0 / 3 / rounds);
+        int pairs = (int) Math.max(10, pairsPerSecond * duration.toMillis() / 1000.0 / 3 / rounds);
 
         // wall time: the sides alternate call by call, and which goes first alternates too
         Histogram direct = new Histogram(HIGHEST_NANOS, 3);
@@ -132,7 +133,7 @@ public final class AnnotationOverhead {
                 annotated.getMean() - direct.getMean(), Double.NaN, median(annotatedCpu) - median(directCpu), Double.NaN));
         report.add(new AnnotationResult("SpEL key resolution alone (#orderId)", median(spel), Collections.min(spel),
                 Double.NaN, Double.NaN, Double.NaN));
-        report.describe("annotation: one thread, one uncontended key, after 2 s of warm-up. Wall: " + wallPairs
+        report.describe("annotation: one thread, one uncontended key, after " + warmNanos / 1_000_000 + " ms of warm-up. Wall: " + wallPairs
                 + " direct and annotated calls alternating one by one (which goes first alternates), median and mean "
                 + "per call. CPU: all JVM threads, " + rounds + " alternating blocks of " + pairs
                 + " calls per side, median per call and median of the paired ratios. SpEL row: mean and best of "

@@ -41,6 +41,22 @@ public final class Report {
         notes.add(line);
     }
 
+    public List<Result> results() {
+        return List.copyOf(results);
+    }
+
+    public List<WatchdogResult> watchdogResults() {
+        return List.copyOf(watchdog);
+    }
+
+    public List<AnnotationResult> annotationResults() {
+        return List.copyOf(annotation);
+    }
+
+    public List<String> notes() {
+        return List.copyOf(notes);
+    }
+
     public String render() {
         StringBuilder out = new StringBuilder();
         out.append("## relock benchmark run\n\n");

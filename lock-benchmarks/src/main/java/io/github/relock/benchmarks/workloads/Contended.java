@@ -33,6 +33,15 @@ public final class Contended implements Workload {
                 + " threads on one key; ops = acquisitions, latency = wait in lock()";
     }
 
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public Measurement run(LockLibrary library, RunContext context, boolean count) {
         context.settle();
@@ -61,6 +70,8 @@ public final class Contended implements Workload {
                     new OverlapGuard[] {guard}, "");
         }
         finally {
+            // the last release messages may still be on their way to the other clients' listeners
+            pause(100);
             opened.forEach(LockClient::close);
         }
     }

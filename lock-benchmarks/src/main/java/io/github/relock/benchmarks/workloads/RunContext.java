@@ -40,7 +40,7 @@ public final class RunContext {
         admin.flushAll();
         System.gc();
         try {
-            Thread.sleep(300);
+            Thread.sleep(100);
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
