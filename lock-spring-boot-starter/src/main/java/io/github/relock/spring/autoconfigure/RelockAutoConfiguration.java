@@ -65,6 +65,11 @@ public final class RelockAutoConfiguration {
     }
 
     @Bean
+    RelockClientLifecycle relockClientLifecycle(RedisLockClient relockClient) {
+        return new RelockClientLifecycle(relockClient);
+    }
+
+    @Bean
     @ConditionalOnMissingBean
     LockKeyResolver relockKeyResolver(BeanFactory beanFactory) {
         return new SpelLockKeyResolver(new BeanFactoryResolver(beanFactory));

@@ -121,6 +121,43 @@ class RelockAutoConfigurationTest {
     }
 
     @Test
+    void closesTheClientBeforeTheConnectionFactoryStops() {
+        // stands in for LettuceConnectionFactory, a SmartLifecycle in phase 0 that closes its connections on stop
+        Boolean[] closedWhenFactoryStopped = new Boolean[1];
+        runner.withBean("factoryPhase", org.springframework.context.SmartLifecycle.class, () -> new org.springframework.context.SmartLifecycle() {
+            private boolean running;
+            private RedisLockClient client;
+
+            @Override
+            public void start() {
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                closedWhenFactoryStopped[0] = client.isClosed();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+
+            @Override
+            public int getPhase() {
+                return 0;
+            }
+
+            @org.springframework.beans.factory.annotation.Autowired
+            void setClient(RedisLockClient client) {
+                this.client = client;
+            }
+        }).run(context -> assertThat(context).hasNotFailed());
+        assertThat(closedWhenFactoryStopped[0]).isTrue();
+    }
+
+    @Test
     void guardsEveryTransactionManagerAgainstCommittingUnderALostLock() {
         runner.withBean(DataSourceTransactionManager.class,
                 () -> new DataSourceTransactionManager(new DriverManagerDataSource("jdbc:h2:mem:guard")))
