@@ -1,10 +1,12 @@
 package io.github.relock.core.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -14,6 +16,7 @@ import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
+import org.springframework.data.redis.connection.SubscriptionListener;
 
 /**
  * One client's pub/sub connection and the local waiters behind it. A lock's release channel is
@@ -21,10 +24,12 @@ import org.springframework.data.redis.connection.Subscription;
  * leaves; a release message wakes one local waiter, not all of them.
  *
  * <p>An idle anchor channel keeps the connection subscribed between waits, so a wait does not pay for
- * a new connection. Messages can be lost (reconnects); waiters also wake when the holder's lease
- * would end, so a lost message costs time, never a hang.
+ * a new connection. It also tells when the connection came back: Lettuce re-subscribes every channel
+ * after a reconnect, and a second confirmation of the anchor means releases announced meanwhile may
+ * have been missed, so every local waiter is woken to look again. Waiters also wake when the holder's
+ * lease would end, so a lost message costs time, never a hang.
  */
-public final class ReleaseSubscriptions implements MessageListener, AutoCloseable {
+public final class ReleaseSubscriptions implements MessageListener, SubscriptionListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ReleaseSubscriptions.class);
 
@@ -45,6 +50,12 @@ public final class ReleaseSubscriptions implements MessageListener, AutoCloseabl
                 }
             }
         }
+
+        void wakeAll() {
+            for (ReleaseWaiter waiter : waiters) {
+                waiter.signal();
+            }
+        }
     }
 
     private final RedisConnectionFactory factory;
@@ -52,6 +63,8 @@ public final class ReleaseSubscriptions implements MessageListener, AutoCloseabl
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final Object lifecycle = new Object();
     private @Nullable RedisConnection connection; // guarded by lifecycle
+    /** Confirmations of the anchor subscription on the current connection: more than one means a reconnect. */
+    private final AtomicInteger anchorConfirmations = new AtomicInteger();
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
@@ -100,6 +113,20 @@ public final class ReleaseSubscriptions implements MessageListener, AutoCloseabl
         }
     }
 
+    /**
+     * Lettuce confirms each subscription, also when it re-subscribes after a reconnect. Releases announced
+     * while the connection was down reached nobody: wake every waiter so that each tries again.
+     */
+    @Override
+    public void onChannelSubscribed(byte[] channel, long count) {
+        if (Arrays.equals(channel, anchorChannel) && anchorConfirmations.incrementAndGet() > 1) {
+            log.debug("Pub/sub connection re-subscribed after a reconnect; waking {} waiting lock(s)", channels.size());
+            for (Channel waiting : channels.values()) {
+                waiting.wakeAll();
+            }
+        }
+    }
+
     /** Channels with local waiters right now. */
     public int activeChannels() {
         return channels.size();
@@ -123,6 +150,7 @@ public final class ReleaseSubscriptions implements MessageListener, AutoCloseabl
             closeQuietly(current);
         }
         RedisConnection fresh = factory.getConnection();
+        anchorConfirmations.set(0);
         try {
             // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
             fresh.subscribe(this, anchorChannel);
