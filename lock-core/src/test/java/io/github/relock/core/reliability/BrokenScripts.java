@@ -1,0 +1,120 @@
+package io.github.relock.core.reliability;
+
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import io.github.relock.core.internal.LuaScript;
+
+/**
+ * Deliberately broken locks for the checker controls, built from the real machinery: a modified copy
+ * of one of relock's own Lua scripts is swapped into the script singleton (reflection on its private
+ * fields, test code only) so that the real client, watchdog and waiters run against it. The copy is
+ * derived from the shipped script text, so each control breaks exactly one check.
+ *
+ * <p>Swaps are JVM-wide: every IT class runs in a JVM of its own ({@code reuseForks=false}) and the
+ * swap is undone by {@link Swap#close()}. A child JVM applies its own swap from its arguments.
+ */
+final class BrokenScripts {
+
+    /** Acquire that never reports "busy": takes the lock even when another owner holds it. */
+    static final String ACQUIRE_NO_OWNER_CHECK = "acquire-no-owner-check";
+    /** Acquire that hands out the same fencing token every time: fencing cannot tell holders apart. */
+    static final String ACQUIRE_CONSTANT_TOKEN = "acquire-constant-token";
+    /** Release that decrements whatever count the caller believes it had: a replay decrements twice. */
+    static final String RELEASE_NO_COUNT_CHECK = "release-no-count-check";
+    /** Release that never decrements: holds are never given back. */
+    static final String RELEASE_NO_DECREMENT = "release-no-decrement";
+    /** Release that frees the lock but does not announce it: waiters are not woken. */
+    static final String RELEASE_SILENT = "release-silent";
+    /** Release that does not check the owner at all, only the fencing token: anyone who knows it frees it. */
+    static final String RELEASE_NO_OWNER_CHECK = "release-no-owner-check";
+    /** Renewal that puts a vanished hold back instead of reporting it lost. */
+    static final String RENEW_RESURRECTS = "renew-resurrects";
+
+    private BrokenScripts() {
+    }
+
+    /** Undoes a swap. */
+    interface Swap extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** Applies the named breakage until the returned swap is closed. */
+    static Swap apply(String breakage) {
+        return switch (breakage) {
+            case ACQUIRE_NO_OWNER_CHECK -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
+                    "if redis.call('exists', KEYS[1]) == 1 then\n  return {0, redis.call('pttl', KEYS[1])}\nend\n",
+                    "-- BROKEN: no check that someone else holds the lock\n"));
+            case ACQUIRE_CONSTANT_TOKEN -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
+                    "local token = math.max(",
+                    "local token = 1 or math.max(")); // BROKEN: every holder gets token 1
+            case RELEASE_NO_COUNT_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
+                    """
+                    local expected = tonumber(ARGV[3])
+                    local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+                    """,
+                    """
+                    -- BROKEN: decrement whatever is there, no comparison with the count the caller had
+                    if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return -1 end
+                    local left = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+                    if left > 0 then return left end
+                    redis.call('del', KEYS[1])
+                    redis.call('publish', ARGV[4], ARGV[1])
+                    do return 0 end
+                    local expected = tonumber(ARGV[3])
+                    local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+                    """));
+            case RELEASE_NO_DECREMENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
+                    "local expected = tonumber(ARGV[3])\n",
+                    "do return tonumber(ARGV[3]) end -- BROKEN: reports the holds unchanged, never gives one back\n"
+                            + "local expected = tonumber(ARGV[3])\n"));
+            case RELEASE_SILENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
+                    "redis.call('publish', ARGV[4], ARGV[1])", "-- BROKEN: no announcement"));
+            case RELEASE_NO_OWNER_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
+                    "local expected = tonumber(ARGV[3])\n",
+                    "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"
+                            + "local expected = tonumber(ARGV[3])\n"));
+            case RENEW_RESURRECTS -> swap(LuaScript.RENEW, replace(LuaScript.RENEW,
+                    "if redis.call('hexists', lock, ARGV[i + 1]) == 1 then",
+                    "redis.call('hsetnx', lock, ARGV[i + 1], 1) -- BROKEN: puts a vanished hold back\n"
+                            + "  if redis.call('hexists', lock, ARGV[i + 1]) == 1 then"));
+            default -> throw new IllegalArgumentException("unknown breakage " + breakage);
+        };
+    }
+
+    private static String replace(LuaScript<?> script, String target, String replacement) {
+        String source = script.getScriptAsString();
+        if (!source.contains(target)) {
+            throw new IllegalStateException(script.name() + " changed: cannot find the text to break:\n" + target);
+        }
+        return source.replace(target, replacement);
+    }
+
+    private static Swap swap(LuaScript<?> script, String brokenSource) {
+        String original = script.getScriptAsString();
+        set(script, brokenSource);
+        return () -> set(script, original);
+    }
+
+    private static synchronized void set(LuaScript<?> script, String source) {
+        byte[] bytes = source.getBytes(StandardCharsets.UTF_8);
+        try {
+            field("source").set(script, source);
+            field("sourceBytes").set(script, bytes);
+            field("sha1").set(script, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes)));
+        }
+        catch (ReflectiveOperationException | NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("Cannot swap the script of " + script.name(), ex);
+        }
+    }
+
+    private static Field field(String name) throws NoSuchFieldException {
+        Field field = LuaScript.class.getDeclaredField(name);
+        field.setAccessible(true);
+        return field;
+    }
+}

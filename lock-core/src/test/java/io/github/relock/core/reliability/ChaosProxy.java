@@ -1,0 +1,194 @@
+package io.github.relock.core.reliability;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A TCP proxy on {@code 127.0.0.1} in front of one Redis, that cuts connections on command: armed with
+ * a marker, it forwards the next client command that contains the marker, waits for the server's reply
+ * to it, swallows the reply and drops the connection. The client then knows the command was sent but
+ * not whether it ran — it did.
+ *
+ * <p>Meant for one command in flight per connection at the time of the cut (the first server bytes
+ * after the marked command are taken to be its reply).
+ */
+final class ChaosProxy implements AutoCloseable {
+
+    private final int targetPort;
+    private final ServerSocket server;
+    private final Thread acceptor;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final AtomicReference<byte[]> armed = new AtomicReference<>();
+    private final AtomicInteger cuts = new AtomicInteger();
+    private final AtomicInteger connections = new AtomicInteger();
+    private volatile boolean closed;
+
+    ChaosProxy(int targetPort) throws IOException {
+        this.targetPort = targetPort;
+        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.acceptor = new Thread(this::acceptLoop, "chaos-proxy-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    int port() {
+        return server.getLocalPort();
+    }
+
+    /** The next command containing {@code marker} runs, but its reply never arrives: the connection drops. */
+    void cutAfterReplyTo(String marker) {
+        armed.set(marker.getBytes(StandardCharsets.UTF_8));
+    }
+
+    boolean isArmed() {
+        return armed.get() != null;
+    }
+
+    void disarm() {
+        armed.set(null);
+    }
+
+    int cuts() {
+        return cuts.get();
+    }
+
+    int connections() {
+        return connections.get();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                Socket client = server.accept();
+                Socket upstream = new Socket();
+                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(upstream);
+                connections.incrementAndGet();
+                Pair pair = new Pair(client, upstream);
+                start(pair::clientToServer, "chaos-proxy-up");
+                start(pair::serverToClient, "chaos-proxy-down");
+            }
+            catch (IOException ex) {
+                if (closed) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void start(Runnable pump, String name) {
+        Thread thread = new Thread(pump, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** One client connection and its upstream connection. */
+    private final class Pair {
+        final Socket client;
+        final Socket upstream;
+        volatile boolean cutOnReply;
+
+        Pair(Socket client, Socket upstream) {
+            this.client = client;
+            this.upstream = upstream;
+        }
+
+        void clientToServer() {
+            byte[] buffer = new byte[64 * 1024];
+            try (InputStream in = client.getInputStream(); OutputStream out = upstream.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    byte[] marker = armed.get();
+                    if (marker != null && contains(buffer, n, marker) && armed.compareAndSet(marker, null)) {
+                        cutOnReply = true; // set before forwarding: the reply cannot overtake it
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            }
+            catch (IOException ex) {
+                // either side went away
+            }
+            finally {
+                closeBoth();
+            }
+        }
+
+        void serverToClient() {
+            byte[] buffer = new byte[64 * 1024];
+            try (InputStream in = upstream.getInputStream(); OutputStream out = client.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    if (cutOnReply) {
+                        cuts.incrementAndGet();
+                        return; // the reply is swallowed; finally drops both connections
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            }
+            catch (IOException ex) {
+                // either side went away
+            }
+            finally {
+                closeBoth();
+            }
+        }
+
+        void closeBoth() {
+            closeQuietly(client);
+            closeQuietly(upstream);
+            sockets.remove(client);
+            sockets.remove(upstream);
+        }
+    }
+
+    private static boolean contains(byte[] buffer, int length, byte[] marker) {
+        outer:
+        for (int i = 0; i + marker.length <= length; i++) {
+            for (int j = 0; j < marker.length; j++) {
+                if (buffer[i + j] != marker[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        }
+        catch (IOException ex) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        closeQuietly2(server);
+        sockets.forEach(ChaosProxy::closeQuietly);
+    }
+
+    private static void closeQuietly2(ServerSocket socket) {
+        try {
+            socket.close();
+        }
+        catch (IOException ex) {
+            // already closed
+        }
+    }
+}

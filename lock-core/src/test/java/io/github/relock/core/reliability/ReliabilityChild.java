@@ -1,0 +1,191 @@
+package io.github.relock.core.reliability;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.internal.LockCommands;
+import io.github.relock.core.internal.LockKeys;
+
+/**
+ * A lock user in its own JVM, so that scenarios can SIGKILL or SIGSTOP a real holder (watchdog and all)
+ * or act as "another process". Arguments are {@code key=value} pairs: {@code mode} (hold, nonowner),
+ * {@code port}, {@code name}, {@code lease} (fixed lease in ms) or {@code watchdog} (watchdog timeout in
+ * ms), optionally {@code broken} (a {@link BrokenScripts} breakage to apply in this JVM) and {@code ready}
+ * (print {@code READY} once connected and wait for {@code acquire} on stdin before taking the lock).
+ *
+ * <p>Talks on stdout, with {@link System#nanoTime()} instants the parent can compare with its own:
+ * {@code HELD <token> <acquiredNanos> <invokedNanos>}, {@code WRITE <token> <nanos>}, {@code LOST <token>
+ * <nanos>}, {@code UNLOCK <outcome>}, {@code RESULT ...}. Reads commands on stdin: {@code write-loop},
+ * {@code stop-writes}, {@code unlock}, {@code reacquire}, {@code exit}.
+ */
+public final class ReliabilityChild {
+
+    private static volatile boolean writing;
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new HashMap<>();
+        for (String arg : argv) {
+            int eq = arg.indexOf('=');
+            args.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        if (args.containsKey("broken")) {
+            BrokenScripts.apply(args.get("broken")); // for the life of this JVM
+        }
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args.get("port"))),
+                LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+        factory.afterPropertiesSet();
+        factory.start();
+        RedisLockClient.Builder builder = RedisLockClient.builder(factory)
+                .lockLostListener(event -> say("LOST " + event.fencingToken() + " " + System.nanoTime()));
+        if (args.containsKey("watchdog")) {
+            builder.watchdogTimeout(Duration.ofMillis(Long.parseLong(args.get("watchdog"))));
+        }
+        RedisLockClient client = builder.build();
+        switch (args.get("mode")) {
+            case "hold" -> hold(client, args);
+            case "hold-many" -> holdMany(client, args);
+            case "nonowner" -> nonOwner(client, factory, args);
+            default -> throw new IllegalArgumentException("mode " + args.get("mode"));
+        }
+    }
+
+    private static void hold(RedisLockClient client, Map<String, String> args) throws Exception {
+        ReentrantDistributedLock lock = client.getLock(args.get("name"));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        if (args.containsKey("ready")) {
+            lock.isLocked(); // connected and warmed up
+            say("READY");
+            String go = in.readLine();
+            if (!"acquire".equals(go)) {
+                System.exit(3);
+            }
+        }
+        acquire(lock, args);
+        for (String line; (line = in.readLine()) != null; ) {
+            switch (line.trim()) {
+                case "write-loop" -> startWriting(lock.fencingToken());
+                case "stop-writes" -> {
+                    writing = false;
+                    Thread.sleep(30);
+                    say("STOPPED");
+                }
+                case "unlock" -> {
+                    try {
+                        lock.unlock();
+                        say("UNLOCK ok");
+                    }
+                    catch (RuntimeException ex) {
+                        say("UNLOCK " + ex.getClass().getSimpleName());
+                    }
+                }
+                case "reacquire" -> acquire(lock, args);
+                case "exit" -> System.exit(0); // no unlock, no close: what a JVM that just ends does
+                default -> say("UNKNOWN " + line);
+            }
+        }
+        System.exit(0);
+    }
+
+    /** Holds {@code count} watchdog locks named {@code name-0..}, then waits for "exit". */
+    private static void holdMany(RedisLockClient client, Map<String, String> args) throws Exception {
+        int count = Integer.parseInt(args.get("count"));
+        for (int i = 0; i < count; i++) {
+            ReentrantDistributedLock lock = client.getLock(args.get("name") + "-" + i);
+            if (!lock.tryLock(10, TimeUnit.SECONDS)) {
+                say("NOT-ACQUIRED " + i);
+                System.exit(2);
+            }
+        }
+        say("HELD-MANY " + count);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.trim().equals("exit")) {
+                System.exit(0);
+            }
+        }
+        System.exit(0);
+    }
+
+    /**
+     * Another process tries to free a lock it does not hold, {@code attempts} times each way: through the
+     * lock API, and through the release script with the holder's fencing token but this process's owner id.
+     */
+    private static void nonOwner(RedisLockClient client, LettuceConnectionFactory factory, Map<String, String> args) {
+        String name = args.get("name");
+        long token = Long.parseLong(args.get("token"));
+        int attempts = Integer.parseInt(args.get("attempts"));
+        LockCommands commands = new LockCommands(factory);
+        LockKeys keys = LockKeys.of(client.getKeyPrefix(), name);
+        String ownOwner = client.getClientId() + ":" + Thread.currentThread().getId();
+        long thrown = 0;
+        long silent = 0;
+        long refused = 0;
+        long accepted = 0;
+        for (int i = 0; i < attempts; i++) {
+            try {
+                client.getLock(name).unlock();
+                silent++;
+            }
+            catch (IllegalMonitorStateException ex) {
+                thrown++;
+            }
+            long left = commands.release(keys, ownOwner, token, 1);
+            if (left < 0) {
+                refused++;
+            }
+            else {
+                accepted++;
+            }
+        }
+        say("RESULT " + thrown + " " + silent + " " + refused + " " + accepted);
+        System.exit(0);
+    }
+
+    private static void acquire(ReentrantDistributedLock lock, Map<String, String> args) throws InterruptedException {
+        long invoked = System.nanoTime();
+        boolean held = args.containsKey("lease")
+                ? lock.tryLock(30, Long.parseLong(args.get("lease")), TimeUnit.MILLISECONDS)
+                : lock.tryLock(30, TimeUnit.SECONDS);
+        long acquired = System.nanoTime();
+        if (!held) {
+            say("NOT-ACQUIRED");
+            System.exit(2);
+        }
+        say("HELD " + lock.fencingToken() + " " + acquired + " " + invoked);
+    }
+
+    private static void startWriting(long token) {
+        writing = true;
+        Thread writer = new Thread(() -> {
+            // a holder that does not look at isLost(): only fencing can stop its writes
+            while (writing) {
+                say("WRITE " + token + " " + System.nanoTime());
+                try {
+                    Thread.sleep(10);
+                }
+                catch (InterruptedException ex) {
+                    return;
+                }
+            }
+        }, "writer");
+        writer.setDaemon(true);
+        writer.start();
+    }
+
+    private static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}
