@@ -24,6 +24,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final long leaseMillis;
     private final Consumer<Hold> lost;
     private final ScheduledExecutorService scheduler;
+    private volatile Thread thread;
 
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
             Consumer<Hold> lost) {
@@ -32,9 +33,10 @@ public final class LeaseWatchdog implements AutoCloseable {
         this.leaseMillis = leaseMillis;
         this.lost = lost;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, threadName);
-            thread.setDaemon(true);
-            return thread;
+            Thread created = new Thread(task, threadName);
+            created.setDaemon(true);
+            this.thread = created;
+            return created;
         });
         long interval = Math.max(1, leaseMillis / 3);
         scheduler.scheduleWithFixedDelay(this::renewAll, interval, interval, TimeUnit.MILLISECONDS);
@@ -76,12 +78,20 @@ public final class LeaseWatchdog implements AutoCloseable {
     }
 
 
-    /** Stops renewing; leases then run out on their own. */
+    /**
+     * Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended:
+     * the executor reports termination while its last thread is still on its way out.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
         try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             scheduler.awaitTermination(5, TimeUnit.SECONDS);
+            Thread last = thread;
+            if (last != null && last != Thread.currentThread()) {
+                last.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
