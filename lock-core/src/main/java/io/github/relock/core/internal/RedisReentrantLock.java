@@ -99,7 +99,15 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         long deadline = System.nanoTime() + waitNanos;
         boolean interrupted = false;
-        try (ReleaseWaiter waiter = context.subscriptions().join(keys.channel())) {
+        ReleaseWaiter joined;
+        try {
+            joined = context.subscriptions().join(keys.channel());
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
+                    + "': Redis did not answer the subscription (" + ex.getMessage() + ")", ex);
+        }
+        try (ReleaseWaiter waiter = joined) {
             while (true) {
                 // armed before the attempt: a release announced from here on wakes the sleep below
                 waiter.arm();
@@ -141,7 +149,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         int before = hold == null || hold.lost() ? 0 : hold.count();
         AcquireReply reply;
         try {
-            reply = context.commands().acquire(keys, owner, leaseMillis, before);
+            // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
+            reply = Interrupts.uninterruptibly(() -> context.commands().acquire(keys, owner, leaseMillis, before));
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name()
@@ -201,7 +210,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         DataAccessException failure = null;
         for (int attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
             try {
-                return context.commands().release(keys, hold.ownerId(), hold.fencingToken(), before);
+                return Interrupts.uninterruptibly(
+                        () -> context.commands().release(keys, hold.ownerId(), hold.fencingToken(), before));
             }
             catch (RedisConnectionFailureException | QueryTimeoutException ex) {
                 failure = ex; // outcome unknown: the script's hold-count check makes a retry safe

@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -74,14 +76,29 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
 
     /**
      * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter.
-     * When this returns, releases on the channel reach the waiter.
+     * When this returns, releases on the channel reach the waiter. An interrupt does not cut the
+     * subscription short (its status is kept for the caller).
+     *
+     * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
      */
     public ReleaseWaiter join(String channelName) {
         synchronized (lifecycle) {
             ensureOpen();
             Channel channel = channels.get(channelName);
             if (channel == null) {
-                subscription().subscribe(bytes(channelName));
+                try {
+                    // subscribing twice to one channel is harmless; a subscription the server made but this
+                    // client never recorded would outlive every waiter
+                    Interrupts.uninterruptibly(() -> subscription().subscribe(bytes(channelName)));
+                }
+                catch (DataAccessException ex) {
+                    throw ex;
+                }
+                catch (RuntimeException ex) {
+                    // the Subscription API passes the driver's own exceptions through
+                    throw new RedisSystemException("Could not subscribe to " + channelName + ": " + ex.getMessage(),
+                            ex);
+                }
                 channel = new Channel(channelName);
                 channels.put(channelName, channel);
             }
@@ -173,7 +190,7 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
             return;
         }
         try {
-            current.getSubscription().unsubscribe(bytes(channelName));
+            Interrupts.uninterruptibly(() -> current.getSubscription().unsubscribe(bytes(channelName)));
         }
         catch (RuntimeException ex) {
             // a dead connection has no subscriptions left to undo
