@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
+import io.github.relock.benchmarks.libraries.CandidateRelockLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.RawLibrary;
 import io.github.relock.benchmarks.libraries.RedisTarget;
@@ -144,6 +145,9 @@ public final class BenchmarkMain {
                 case "raw" -> new RawLibrary(Environment.mavenVersion("io.lettuce", "lettuce-core"));
                 default -> throw new IllegalArgumentException("unknown library " + id);
             });
+            if (id.equals("relock") && options.candidate() != null) {
+                libraries.add(new CandidateRelockLibrary(options.candidate()));
+            }
         }
         return libraries;
     }

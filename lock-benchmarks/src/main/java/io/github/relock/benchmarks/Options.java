@@ -29,18 +29,20 @@ import org.jspecify.annotations.Nullable;
  * @param watchdogDuration how long they are held while renewal traffic is counted
  * @param watchdogTimeout  the watchdog timeout given to every library in that workload
  * @param annotationDuration time for the annotation overhead comparison, warm-up not included
+ * @param candidate        another build of lock-core (classes directory or jar) to run as library
+ *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here
  */
 public record Options(Duration duration, Duration warmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
-        Duration watchdogTimeout, Duration annotationDuration, @Nullable Path out) {
+        Duration watchdogTimeout, Duration annotationDuration, @Nullable Path candidate, @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "watchdog", "annotation");
 
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), 3, Duration.ofSeconds(1), 16, 4, 4,
-                ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(12), null);
+                ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(12), null, null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -71,6 +73,7 @@ public record Options(Duration duration, Duration warmup, int rounds, Duration c
                 duration(flags.remove("watchdog-duration"), d.watchdogDuration),
                 duration(flags.remove("watchdog-timeout"), d.watchdogTimeout),
                 duration(flags.remove("annotation-duration"), d.annotationDuration),
+                flags.containsKey("candidate") ? Path.of(flags.remove("candidate")) : null,
                 flags.containsKey("out") ? Path.of(flags.remove("out")) : null);
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s): " + flags.keySet() + "\n" + usage());
@@ -94,6 +97,8 @@ public record Options(Duration duration, Duration warmup, int rounds, Duration c
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library
                   --annotation-duration=12s  time for the annotation comparison (plus up to 2 s warm-up)
+                  --candidate=PATH         also run lock-core from PATH (target/classes or jar) as
+                                           relock-candidate, to measure a change against relock
                   --out=FILE               also write the report to FILE
                 durations: 500ms, 5s, 2m or ISO-8601 (PT5S)""";
     }

@@ -152,11 +152,11 @@ public final class AnnotationOverhead {
     }
 
     private static double cpuPerCall(int calls, Call call) throws Exception {
-        long start = CpuTime.nanos();
+        CpuTime.Snapshot start = CpuTime.snapshot();
         for (int i = 0; i < calls; i++) {
             call.run();
         }
-        return (CpuTime.nanos() - start) / (double) calls;
+        return CpuTime.snapshot().cpuSince(start) / (double) calls;
     }
 
     private static double median(List<Double> values) {

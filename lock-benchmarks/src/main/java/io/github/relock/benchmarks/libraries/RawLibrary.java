@@ -1,5 +1,6 @@
 package io.github.relock.benchmarks.libraries;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -11,16 +12,21 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.internal.LuaScript;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
  * The floor for any script-based lock: relock's own {@code acquire.lua} and {@code release.lua}, run
- * with EVALSHA straight on a Lettuce connection, one round trip each, with nothing around them but a
- * per-thread hold count and token. No watchdog, no pub/sub: a busy lock is retried after a short
+ * with EVALSHA straight on one shared Lettuce connection, one round trip each, with nothing around them
+ * but a per-thread hold count and token. It uses Lettuce the leanest way (byte arrays, async commands
+ * awaited in place; the sync API would add a reflective proxy per call), so what separates a library
+ * from it is the library's own work. No watchdog, no pub/sub: a busy lock is retried after a short
  * pause (a spin), so its contended figures are not a design anyone should ship.
  */
 public final class RawLibrary implements LockLibrary {
@@ -60,18 +66,17 @@ public final class RawLibrary implements LockLibrary {
     @Override
     public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
         RedisClient client = RedisClient.create(RedisURI.create(target.host(), target.port()));
-        StatefulRedisConnection<String, String> connection = client.connect();
-        RedisCommands<String, String> redis = connection.sync();
-        String acquireSha = redis.scriptLoad(LuaScript.ACQUIRE.getScriptAsString());
-        String releaseSha = redis.scriptLoad(LuaScript.RELEASE.getScriptAsString());
+        StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        RedisAsyncCommands<byte[], byte[]> redis = connection.async();
+        String acquireSha = await(redis.scriptLoad(LuaScript.ACQUIRE.getScriptAsString()));
+        String releaseSha = await(redis.scriptLoad(LuaScript.RELEASE.getScriptAsString()));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override
             public BenchLock lock(String name) {
                 String lockKey = "bench:raw:{" + name + "}";
-                String[] keys = {lockKey, lockKey + ":fence"};
-                String channel = lockKey + ":released";
-                return new RawLock(redis, acquireSha, releaseSha, keys, channel, clientId);
+                byte[][] keys = {bytes(lockKey), bytes(lockKey + ":fence")};
+                return new RawLock(redis, acquireSha, releaseSha, keys, bytes(lockKey + ":released"), clientId);
             }
 
             @Override
@@ -82,20 +87,33 @@ public final class RawLibrary implements LockLibrary {
         };
     }
 
+    private static <T> T await(RedisFuture<T> future) {
+        return LettuceFutures.awaitOrCancel(future, 60, TimeUnit.SECONDS);
+    }
+
+    private static byte[] bytes(String value) {
+        return value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] bytes(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** One lock; hold counts live in a per-thread map, as ownership is the thread's. */
     private static final class RawLock implements BenchLock {
 
-        private static final ThreadLocal<Map<String, long[]>> HOLDS = ThreadLocal.withInitial(HashMap::new);
+        private static final ThreadLocal<Map<RawLock, long[]>> HOLDS = ThreadLocal.withInitial(HashMap::new);
+        private static final byte[] LEASE = bytes(LEASE_MILLIS);
 
-        private final RedisCommands<String, String> redis;
+        private final RedisAsyncCommands<byte[], byte[]> redis;
         private final String acquireSha;
         private final String releaseSha;
-        private final String[] keys;
-        private final String channel;
+        private final byte[][] keys;
+        private final byte[] channel;
         private final String clientId;
 
-        RawLock(RedisCommands<String, String> redis, String acquireSha, String releaseSha, String[] keys,
-                String channel, String clientId) {
+        RawLock(RedisAsyncCommands<byte[], byte[]> redis, String acquireSha, String releaseSha, byte[][] keys,
+                byte[] channel, String clientId) {
             this.redis = redis;
             this.acquireSha = acquireSha;
             this.releaseSha = releaseSha;
@@ -106,12 +124,11 @@ public final class RawLibrary implements LockLibrary {
 
         @Override
         public void lock() {
-            String owner = clientId + ":" + Thread.currentThread().getId();
-            long[] hold = HOLDS.get().computeIfAbsent(keys[0], k -> new long[2]); // {count, token}
-            String lease = Long.toString(LEASE_MILLIS);
+            byte[] owner = bytes(clientId + ":" + Thread.currentThread().getId());
+            long[] hold = HOLDS.get().computeIfAbsent(this, k -> new long[2]); // {count, token}
             while (true) {
-                List<Long> reply = redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys, owner, lease,
-                        Long.toString(hold[0]));
+                List<Long> reply = await(redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys, owner, LEASE,
+                        bytes(hold[0])));
                 long holds = reply.get(0);
                 if (holds > 0) {
                     if (hold[0] == 0) {
@@ -121,7 +138,8 @@ public final class RawLibrary implements LockLibrary {
                     return;
                 }
                 if (holds < 0) {
-                    throw new IllegalStateException("RAW: hold on " + keys[0] + " lost");
+                    throw new IllegalStateException("RAW: hold on " + new String(keys[0], StandardCharsets.UTF_8)
+                            + " lost");
                 }
                 LockSupport.parkNanos(SPIN_PAUSE_NANOS);
             }
@@ -129,20 +147,20 @@ public final class RawLibrary implements LockLibrary {
 
         @Override
         public void unlock() {
-            String owner = clientId + ":" + Thread.currentThread().getId();
-            Map<String, long[]> holds = HOLDS.get();
-            long[] hold = holds.get(keys[0]);
+            byte[] owner = bytes(clientId + ":" + Thread.currentThread().getId());
+            Map<RawLock, long[]> holds = HOLDS.get();
+            long[] hold = holds.get(this);
             if (hold == null || hold[0] == 0) {
-                throw new IllegalMonitorStateException("RAW: " + keys[0] + " not held");
+                throw new IllegalMonitorStateException("RAW: lock not held");
             }
-            Long left = redis.evalsha(releaseSha, ScriptOutputType.INTEGER, keys, owner, Long.toString(hold[1]),
-                    Long.toString(hold[0]), channel);
+            Long left = await(redis.<Long>evalsha(releaseSha, ScriptOutputType.INTEGER, keys, owner, bytes(hold[1]),
+                    bytes(hold[0]), channel));
             if (left < 0) {
-                throw new IllegalMonitorStateException("RAW: " + keys[0] + " was lost");
+                throw new IllegalMonitorStateException("RAW: lock was lost");
             }
             hold[0] = left;
             if (left == 0) {
-                holds.remove(keys[0]);
+                holds.remove(this);
             }
         }
     }

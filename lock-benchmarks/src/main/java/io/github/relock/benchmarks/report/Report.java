@@ -63,8 +63,8 @@ public final class Report {
         header.forEach(line -> out.append("- ").append(line).append('\n'));
         out.append('\n');
         if (!results.isEmpty()) {
-            out.append("| library | workload | threads | ops/s (median) | min–max | p50 µs | p99 µs | max µs | Redis calls/op | client cmds/op | client CPU µs/op | Redis CPU µs/op | overlaps | errors |\n");
-            out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            out.append("| library | workload | threads | ops/s (median) | min–max | p50 µs | p99 µs | max µs | Redis calls/op | client cmds/op | client CPU µs/op | Redis CPU µs/op | client alloc B/op | overlaps | errors |\n");
+            out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
             for (Result r : results) {
                 out.append("| ").append(r.library()).append(" | ").append(r.workload()).append(" | ").append(r.threads())
                         .append(" | ").append(count(r.opsPerSecond())).append(" | ").append(count(r.opsMin()))
@@ -73,6 +73,7 @@ public final class Report {
                         .append(" | ").append(ratio(r.callsPerOp())).append(" | ")
                         .append(r.clientCmdsPerOp() == null ? "-" : ratio(r.clientCmdsPerOp())).append(" | ")
                         .append(micros(r.clientCpuMicros())).append(" | ").append(micros(r.redisCpuMicros())).append(" | ")
+                        .append(count(r.clientBytes())).append(" | ")
                         .append(r.overlaps()).append(" | ").append(r.errors()).append(" |\n");
             }
             out.append('\n');
@@ -129,14 +130,22 @@ public final class Report {
     // the targets, checked against this run's own figures
 
     private List<String> targets() {
+        List<String> rows = new ArrayList<>(targets("relock"));
+        if (results.stream().anyMatch(r -> r.library().equals("relock-candidate"))) {
+            targets("relock-candidate").forEach(row -> rows.add(row.replaceFirst("\\| ", "| [candidate] ")));
+        }
+        return rows;
+    }
+
+    private List<String> targets(String relockId) {
         List<String> rows = new ArrayList<>();
         for (String w : List.of("W1", "W2")) {
-            find("relock", w).ifPresent(relock -> {
+            find(relockId, w).ifPresent(relock -> {
                 find("raw", w).ifPresent(raw -> rows.add(throughputTarget(w + ": relock ≥ 0.9× RAW", relock, raw, 0.9)));
                 find("redisson", w).ifPresent(r -> rows.add(throughputTarget(w + ": relock ≥ 1.2× Redisson", relock, r, 1.2)));
             });
         }
-        find("relock", "W3").ifPresent(relock -> {
+        find(relockId, "W3").ifPresent(relock -> {
             find("redisson", "W3").ifPresent(r -> {
                 rows.add(throughputTarget("W3: relock ≥ 1.5× Redisson acquisitions/s", relock, r, 1.5));
                 rows.add(row("W3: relock p99 wait ≤ Redisson's", micros(relock.p99Micros()) + " µs vs "
@@ -149,12 +158,12 @@ public final class Report {
             }
         });
         List<Result> w3 = results.stream().filter(r -> r.workload().equals("W3")).toList();
-        if (!w3.isEmpty()) {
+        if (!w3.isEmpty() && relockId.equals("relock")) {
             long overlaps = w3.stream().mapToLong(Result::overlaps).sum();
             rows.add(row("W3: 0 overlaps", w3.stream().map(r -> r.library() + " " + r.overlaps())
                     .collect(Collectors.joining(", ")), overlaps == 0));
         }
-        Optional<WatchdogResult> relockWd = watchdog.stream().filter(w -> w.library().equals("relock")
+        Optional<WatchdogResult> relockWd = watchdog.stream().filter(w -> w.library().equals(relockId)
                 && !Double.isNaN(w.callsPerSecond())).findFirst();
         Optional<WatchdogResult> redissonWd = watchdog.stream().filter(w -> w.library().equals("redisson")
                 && !Double.isNaN(w.callsPerSecond())).findFirst();
@@ -168,7 +177,8 @@ public final class Report {
                     + ratio(b.clientCmdsPerSecond()) + " client cmds/s; " + ratio(a.callsPerSecond()) + " vs "
                     + ratio(b.callsPerSecond()) + " Redis calls/s; lost " + a.lost() + " vs " + b.lost(), met));
         }
-        annotation.stream().filter(a -> a.subject().startsWith("@DistributedLock")).findFirst().ifPresent(a ->
+        annotation.stream().filter(a -> a.subject().startsWith("@DistributedLock") && relockId.equals("relock"))
+                .findFirst().ifPresent(a ->
                 rows.add(row("Annotation ≤ 1.05× the direct API call", times(a.relative()) + " median wall time per call, "
                         + times(a.cpuRelative()) + " CPU time", a.relative() <= 1.05)));
         return rows;

@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  * @param clientCpuMicros  CPU time of this JVM (every library thread) per operation: unlike throughput,
  *                         it hardly moves when the machine is shared
  * @param redisCpuMicros   CPU time of redis-server per operation ({@code INFO cpu})
+ * @param clientBytes      bytes this JVM allocated per operation: deterministic, so small differences
+ *                         in a library's own overhead show here when timings are too noisy to tell
  * @param overlaps         critical sections entered while another was inside (must be 0)
  * @param errors           operations that threw
  * @param note             anything the reader must know about this row
@@ -32,5 +34,5 @@ import org.jspecify.annotations.Nullable;
 public record Result(String library, String workload, String threads, double opsPerSecond, double opsMin,
         double opsMax, int runs, double p50Micros, double p99Micros, double maxMicros, double callsPerOp,
         @Nullable Double clientCmdsPerOp, Map<String, Double> clientMix, double clientCpuMicros,
-        double redisCpuMicros, long overlaps, long errors, String note) {
+        double redisCpuMicros, double clientBytes, long overlaps, long errors, String note) {
 }

@@ -10,21 +10,23 @@ import io.github.relock.benchmarks.support.CpuTime;
  */
 final class CpuClock {
 
-    record Reading(long clientNanos, long redisNanos) {
-        Reading minus(Reading before) {
-            return new Reading(clientNanos - before.clientNanos, redisNanos - before.redisNanos);
+    record Reading(CpuTime.Snapshot client, long redisNanos) {
+
+        /** What happened between {@code before} and this reading. */
+        Delta since(Reading before) {
+            return new Delta(client.cpuSince(before.client), redisNanos - before.redisNanos,
+                    client.bytesSince(before.client));
         }
+    }
+
+    record Delta(long clientNanos, long redisNanos, long clientBytes) {
     }
 
     private CpuClock() {
     }
 
     static Reading read(RedisAdmin admin) {
-        return new Reading(processCpuNanos(), redisCpuNanos(admin.info("cpu")));
-    }
-
-    private static long processCpuNanos() {
-        return CpuTime.nanos();
+        return new Reading(CpuTime.snapshot(), redisCpuNanos(admin.info("cpu")));
     }
 
     // used_cpu_sys:1.234567 and used_cpu_user:2.345678, in seconds

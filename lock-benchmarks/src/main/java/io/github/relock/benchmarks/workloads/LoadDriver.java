@@ -114,7 +114,7 @@ final class LoadDriver {
         sleep(context.options().duration());
         phase = Phase.STOP;
         long end = System.nanoTime();
-        CpuClock.Reading cpu = CpuClock.read(context.admin()).minus(cpuBefore);
+        CpuClock.Delta cpu = CpuClock.read(context.admin()).since(cpuBefore);
         CommandStats calls = context.admin().commandStats().minus(before);
 
         Histogram latency = new Histogram(HIGHEST_NANOS, 3);
@@ -141,7 +141,7 @@ final class LoadDriver {
             firstError.printStackTrace(System.err);
         }
         return new Measurement(library, workload, threads, measured, (end - start) / 1e9, latency, calls.total(),
-                counting ? counted : 0, mix, cpu.clientNanos(), cpu.redisNanos(), overlaps, errors, note);
+                counting ? counted : 0, mix, cpu.clientNanos(), cpu.redisNanos(), cpu.clientBytes(), overlaps, errors, note);
     }
 
     private static void join(Worker worker) {

@@ -24,10 +24,11 @@ import io.github.relock.benchmarks.report.Result;
  * @param clientCommands commands clients sent during the MONITOR pass, by name
  * @param clientCpuNanos CPU time of this JVM in the window
  * @param redisCpuNanos  CPU time of redis-server in the window
+ * @param clientBytes    bytes allocated by this JVM's threads in the window
  */
 public record Measurement(String library, String workload, String threads, long ops, double seconds,
         Histogram latency, long calls, long countedOps, Map<String, Long> clientCommands, long clientCpuNanos,
-        long redisCpuNanos, long overlaps, long errors, String note) {
+        long redisCpuNanos, long clientBytes, long overlaps, long errors, String note) {
 
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(120);
 
@@ -38,7 +39,7 @@ public record Measurement(String library, String workload, String threads, long 
     /** A run that could not even start. */
     public static Measurement failed(String library, String workload, String why) {
         return new Measurement(library, workload, "-", 0, 0, new Histogram(HIGHEST_NANOS, 3), 0, 0, Map.of(), 0, 0, 0,
-                1, why);
+                0, 1, why);
     }
 
     /**
@@ -51,7 +52,7 @@ public record Measurement(String library, String workload, String threads, long 
         if (valid.isEmpty()) {
             long errors = runs.stream().mapToLong(Measurement::errors).sum();
             return new Result(first.library, first.workload, first.threads, Double.NaN, Double.NaN, Double.NaN, 0,
-                    Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, Map.of(), Double.NaN, Double.NaN,
+                    Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, Map.of(), Double.NaN, Double.NaN, Double.NaN,
                     runs.stream().mapToLong(Measurement::overlaps).sum(), Math.max(errors, 1), notes(runs));
         }
         List<Double> throughput = new ArrayList<>(valid.stream().map(Measurement::opsPerSecond).toList());
@@ -61,6 +62,7 @@ public record Measurement(String library, String workload, String threads, long 
         long calls = 0;
         long clientCpu = 0;
         long redisCpu = 0;
+        long bytes = 0;
         long counted = 0;
         Map<String, Long> commands = new TreeMap<>();
         for (Measurement m : valid) {
@@ -69,6 +71,7 @@ public record Measurement(String library, String workload, String threads, long 
             calls += m.calls;
             clientCpu += m.clientCpuNanos;
             redisCpu += m.redisCpuNanos;
+            bytes += m.clientBytes;
             counted += m.countedOps;
             m.clientCommands.forEach((name, n) -> commands.merge(name, n, Long::sum));
         }
@@ -80,7 +83,7 @@ public record Measurement(String library, String workload, String threads, long 
         return new Result(first.library, first.workload, first.threads, median(throughput), throughput.get(0),
                 throughput.get(throughput.size() - 1), valid.size(), latency.getValueAtPercentile(50) / 1000.0,
                 latency.getValueAtPercentile(99) / 1000.0, latency.getMaxValue() / 1000.0, (double) calls / ops,
-                clientPerOp, mix, clientCpu / 1000.0 / ops, redisCpu / 1000.0 / ops, runs.stream().mapToLong(Measurement::overlaps).sum(),
+                clientPerOp, mix, clientCpu / 1000.0 / ops, redisCpu / 1000.0 / ops, (double) bytes / ops, runs.stream().mapToLong(Measurement::overlaps).sum(),
                 runs.stream().mapToLong(Measurement::errors).sum(), notes(runs));
     }
 

@@ -1,0 +1,143 @@
+package io.github.relock.benchmarks.libraries;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.locks.Lock;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * relock from another build of lock-core (its {@code target/classes} or jar), loaded beside the current
+ * one in its own class loader, so that a proposed change and the code it replaces are measured in the
+ * same run, interleaved, on the same server. Everything but {@code io.github.relock.core} (Spring Data
+ * Redis, Lettuce) is shared with the rest of the harness.
+ *
+ * <p>The hot path needs no reflection: the handles are {@link java.util.concurrent.locks.Lock}s.
+ */
+public final class CandidateRelockLibrary implements LockLibrary {
+
+    private static final String CORE = "io.github.relock.core.";
+    private static final String CORE_RESOURCES = "io/github/relock/core/";
+
+    private final Path location;
+    private final ClassLoader loader;
+
+    public CandidateRelockLibrary(Path location) {
+        this.location = location;
+        try {
+            this.loader = new CoreFirstClassLoader(location.toUri().toURL(), getClass().getClassLoader());
+        }
+        catch (MalformedURLException ex) {
+            throw new IllegalArgumentException("not a usable path: " + location, ex);
+        }
+    }
+
+    @Override
+    public String id() {
+        return "relock-candidate";
+    }
+
+    @Override
+    public String description() {
+        return "relock with lock-core from " + location + " (same adapter as relock)";
+    }
+
+    @Override
+    public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
+        LettuceConnectionFactory factory = RelockLibrary.startedFactory(target);
+        try {
+            Class<?> clientType = loader.loadClass(CORE + "RedisLockClient");
+            Object builder = clientType.getMethod("builder", RedisConnectionFactory.class).invoke(null, factory);
+            Class<?> builderType = builder.getClass();
+            builderType.getMethod("keyPrefix", String.class).invoke(builder, "bench:candidate:");
+            if (watchdogTimeout != null) {
+                builderType.getMethod("watchdogTimeout", Duration.class).invoke(builder, watchdogTimeout);
+            }
+            Object client = builderType.getMethod("build").invoke(builder);
+            Method getLock = clientType.getMethod("getLock", String.class);
+            Method close = clientType.getMethod("close");
+            return new LockClient() {
+                @Override
+                public BenchLock lock(String name) {
+                    Lock lock = (Lock) invoke(getLock, client, name);
+                    return new BenchLock() {
+                        @Override
+                        public void lock() {
+                            lock.lock();
+                        }
+
+                        @Override
+                        public void unlock() {
+                            lock.unlock();
+                        }
+                    };
+                }
+
+                @Override
+                public void close() {
+                    invoke(close, client);
+                    factory.destroy();
+                }
+            };
+        }
+        catch (ReflectiveOperationException ex) {
+            factory.destroy();
+            throw new IllegalStateException("the candidate lock-core at " + location + " has no usable RedisLockClient", ex);
+        }
+    }
+
+    private static Object invoke(Method method, Object target, Object... args) {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (InvocationTargetException ex) {
+            if (ex.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(ex.getCause());
+        }
+        catch (IllegalAccessException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Finds relock-core classes and scripts in the candidate first, everything else in the parent. */
+    private static final class CoreFirstClassLoader extends URLClassLoader {
+
+        CoreFirstClassLoader(URL location, ClassLoader parent) {
+            super(new URL[] {location}, parent);
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.startsWith(CORE)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> type = findLoadedClass(name);
+                if (type == null) {
+                    type = findClass(name); // never the parent's copy: that is the code being compared against
+                }
+                if (resolve) {
+                    resolveClass(type);
+                }
+                return type;
+            }
+        }
+
+        @Override
+        public @Nullable URL getResource(String name) {
+            if (name.startsWith(CORE_RESOURCES)) {
+                return findResource(name);
+            }
+            return super.getResource(name);
+        }
+    }
+}
