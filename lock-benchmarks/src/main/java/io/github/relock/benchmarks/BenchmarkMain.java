@@ -2,6 +2,7 @@ package io.github.relock.benchmarks;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +72,7 @@ public final class BenchmarkMain {
             RunContext context = new RunContext(options, admin);
             List<LockLibrary> libraries = libraries(options, environment);
             libraries.forEach(l -> report.describe(l.id() + ": " + l.description()));
+            warmUp(libraries, options, admin);
             for (Workload workload : workloads(options)) {
                 report.describe(workload.description());
                 Map<String, List<Measurement>> runs = new LinkedHashMap<>();
@@ -103,6 +105,20 @@ public final class BenchmarkMain {
         return report;
     }
 
+    /** Unrecorded W2 runs, one per library, so that the JIT has seen every library before any is measured. */
+    private static void warmUp(List<LockLibrary> libraries, Options options, RedisAdmin admin) {
+        if (options.jvmWarmup().isZero()) {
+            return;
+        }
+        RunContext unrecorded = new RunContext(options.withRunTimes(Duration.ZERO, options.jvmWarmup(), Duration.ZERO),
+                admin);
+        Workload w2 = Uncontended.w2(options.threads());
+        for (LockLibrary library : libraries) {
+            progress("warming up " + library.id());
+            guarded(library, w2, unrecorded, false);
+        }
+    }
+
     private static Measurement guarded(LockLibrary library, Workload workload, RunContext context, boolean count) {
         try {
             return workload.run(library, context, count);
@@ -122,7 +138,8 @@ public final class BenchmarkMain {
         StringBuilder versions = new StringBuilder("Libraries: ");
         environment.libraries().forEach((name, version) -> versions.append(name).append(' ').append(version).append(", "));
         report.header(versions.substring(0, versions.length() - 2));
-        report.header("Settings: " + options.rounds() + " interleaved runs per library and workload, each "
+        report.header("Settings: after " + options.jvmWarmup().toMillis() + " ms of unrecorded W2 per library, "
+                + options.rounds() + " interleaved runs per library and workload, each "
                 + options.warmup().toMillis() + " ms warm-up + " + options.duration().toMillis()
                 + " ms measured (ops/s: median run, with the slowest and fastest); MONITOR pass "
                 + options.countDuration().toMillis() + " ms in the first run; W2 threads " + options.threads()

@@ -16,6 +16,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param duration         measured time of one run of one (library, workload)
  * @param warmup           unmeasured time before it, for the JIT and connection pools
+ * @param jvmWarmup        before anything is measured, each library runs W2 this long, unrecorded, so
+ *                         that whichever library happens to run first does not pay for the JIT
  * @param rounds           runs per (library, workload), interleaved with the other libraries' runs;
  *                         the table shows the median run, so one noisy moment cannot decide a ratio
  * @param countDuration    extra pass with MONITOR attached that splits client commands from the calls
@@ -33,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here
  */
-public record Options(Duration duration, Duration warmup, int rounds, Duration countDuration, int threads, int clients,
+public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
         Duration watchdogTimeout, Duration annotationDuration, @Nullable Path candidate, @Nullable Path out) {
 
@@ -41,8 +43,9 @@ public record Options(Duration duration, Duration warmup, int rounds, Duration c
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "watchdog", "annotation");
 
     public static Options defaults() {
-        return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), 3, Duration.ofSeconds(1), 16, 4, 4,
-                ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(12), null, null);
+        return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
+                16, 4, 4, ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3),
+                Duration.ofSeconds(12), null, null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -62,6 +65,7 @@ public record Options(Duration duration, Duration warmup, int rounds, Duration c
         Options options = new Options(
                 duration(flags.remove("duration"), d.duration),
                 duration(flags.remove("warmup"), d.warmup),
+                duration(flags.remove("jvm-warmup"), d.jvmWarmup),
                 positive("rounds", flags.remove("rounds"), d.rounds),
                 duration(flags.remove("count-duration"), d.countDuration),
                 positive("threads", flags.remove("threads"), d.threads),
@@ -81,11 +85,18 @@ public record Options(Duration duration, Duration warmup, int rounds, Duration c
         return options;
     }
 
+    /** The same settings with other run times: for unrecorded warm-up runs. */
+    public Options withRunTimes(Duration newWarmup, Duration newDuration, Duration newCountDuration) {
+        return new Options(newDuration, newWarmup, jvmWarmup, rounds, newCountDuration, threads, clients, clientThreads,
+                libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, candidate, out);
+    }
+
     public static String usage() {
         return """
                 usage: java -jar lock-benchmarks.jar [--flag=value ...]
                   --duration=2s            measured time of one run of one library and workload
                   --warmup=1s              unmeasured warm-up before it
+                  --jvm-warmup=3s          once per library before measuring, unrecorded (0 to skip)
                   --rounds=3               runs per library and workload, interleaved; the median is shown
                   --count-duration=1s      MONITOR pass that counts client commands, first round (0 to skip)
                   --threads=16             W2 threads on one client

@@ -4,9 +4,9 @@ import io.github.relock.benchmarks.redis.RedisAdmin;
 import io.github.relock.benchmarks.support.CpuTime;
 
 /**
- * CPU time spent by this JVM and by redis-server. On a shared, noisy machine throughput moves with the
- * neighbours; CPU time per operation mostly does not, so it is the steadier way to compare what two
- * libraries cost.
+ * CPU time and allocation of this JVM, and CPU time of redis-server, over a measured window. On a shared
+ * machine throughput moves with the neighbours; CPU per operation moves less, and bytes allocated per
+ * operation hardly at all, so they show what a library itself costs when timings cannot.
  */
 final class CpuClock {
 
