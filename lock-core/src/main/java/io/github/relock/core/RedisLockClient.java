@@ -50,6 +50,8 @@ public final class RedisLockClient implements AutoCloseable {
 
     private final String keyPrefix;
     private final Duration watchdogTimeout;
+    private final int minReplicas;
+    private final Duration replicaAckTimeout;
     private final ClientContext context;
     private final LeaseWatchdog watchdog;
     private final List<LockLostListener> lockLostListeners = new CopyOnWriteArrayList<>();
@@ -59,8 +61,15 @@ public final class RedisLockClient implements AutoCloseable {
     private RedisLockClient(Builder builder) {
         this.keyPrefix = builder.keyPrefix;
         this.watchdogTimeout = builder.watchdogTimeout;
+        this.minReplicas = builder.minReplicas;
+        this.replicaAckTimeout = builder.replicaAckTimeout != null ? builder.replicaAckTimeout
+                : defaultReplicaAckTimeout(watchdogTimeout);
+        if (minReplicas > 0 && replicaAckTimeout.compareTo(watchdogTimeout.dividedBy(3)) >= 0) {
+            throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be shorter than the "
+                    + "renewal interval, watchdogTimeout / 3 (" + watchdogTimeout.dividedBy(3) + ")");
+        }
         String clientId = builder.clientId != null ? builder.clientId : UUID.randomUUID().toString();
-        LockCommands commands = new LockCommands(builder.connectionFactory);
+        LockCommands commands = new LockCommands(builder.connectionFactory, minReplicas, replicaAckTimeout.toMillis());
         HoldRegistry holds = new HoldRegistry();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(builder.connectionFactory,
                 keyPrefix + "__relock_client__:" + clientId);
@@ -139,6 +148,23 @@ public final class RedisLockClient implements AutoCloseable {
         return watchdogTimeout;
     }
 
+    /** Replicas that must acknowledge an acquisition; 0 (the default) for none. See {@link Builder#minReplicas(int)}. */
+    public int getMinReplicas() {
+        return minReplicas;
+    }
+
+    /** How long an acquisition or renewal waits for replicas to acknowledge it (only with {@code minReplicas > 0}). */
+    public Duration getReplicaAckTimeout() {
+        return replicaAckTimeout;
+    }
+
+    /** The default {@link Builder#replicaAckTimeout(Duration)}: a tenth of the watchdog timeout, at most 1 s. */
+    static Duration defaultReplicaAckTimeout(Duration watchdogTimeout) {
+        Duration tenth = watchdogTimeout.dividedBy(10);
+        return tenth.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1)
+                : tenth.isZero() ? Duration.ofMillis(1) : tenth;
+    }
+
     public boolean isClosed() {
         return closed;
     }
@@ -186,6 +212,8 @@ public final class RedisLockClient implements AutoCloseable {
         private String keyPrefix = "lock:";
         private Duration watchdogTimeout = Duration.ofSeconds(30);
         private String clientId;
+        private int minReplicas;
+        private Duration replicaAckTimeout;
         private final List<LockLostListener> lockLostListeners = new ArrayList<>();
 
         private Builder(RedisConnectionFactory connectionFactory) {
@@ -228,6 +256,53 @@ public final class RedisLockClient implements AutoCloseable {
                 throw new IllegalArgumentException("clientId must not be null, blank or contain ':', was " + clientId);
             }
             this.clientId = clientId;
+            return this;
+        }
+
+        /**
+         * Replicas that must acknowledge an acquisition before it counts (default 0: none, Redis
+         * replication stays asynchronous). Redis replicates asynchronously, so a primary that fails
+         * over right after granting a lock can hand it to a second owner from a replica that never saw
+         * it. With {@code minReplicas > 0}, each first acquisition is followed, on the connection that
+         * ran it, by {@code WAIT minReplicas replicaAckTimeout}:
+         * <ul>
+         * <li>acknowledged by fewer replicas: the lock is released at once and the attempt counts as
+         * not acquired: {@link ReentrantDistributedLock#tryLock()} returns false, a waiting call tries
+         * again (each attempt waits for the replicas again) until its wait time ends, {@code lock()}
+         * until a replica acknowledges. Fail closed: with fewer replicas than required, no lock is
+         * ever granted;</li>
+         * <li>lease renewals are followed by the same WAIT; one that too few replicas acknowledged is
+         * logged (the lock stays held on the primary, but a failover would keep only the lease a
+         * replica last saw).</li>
+         * </ul>
+         * Re-entry and release do not wait. This narrows, but does not close, the failover window:
+         * WAIT does not make Redis strongly consistent (a failover may still promote a replica that
+         * had not acknowledged), so keep using fencing tokens where a double grant must not corrupt
+         * data. Not supported on Redis Cluster connections ({@link IllegalArgumentException} at
+         * {@link #build()}). Starter property: {@code relock.min-replicas}.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder minReplicas(int minReplicas) {
+            if (minReplicas < 0) {
+                throw new IllegalArgumentException("minReplicas must not be negative, was " + minReplicas);
+            }
+            this.minReplicas = minReplicas;
+            return this;
+        }
+
+        /**
+         * How long WAIT waits for {@link #minReplicas(int) minReplicas} to acknowledge (default: a tenth of
+         * the watchdog timeout, at most 1 s). It bounds what an acquisition costs when replicas lag, and
+         * must be shorter than the renewal interval ({@code watchdogTimeout / 3}).
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder replicaAckTimeout(Duration replicaAckTimeout) {
+            if (replicaAckTimeout == null || replicaAckTimeout.toMillis() < 1) {
+                throw new IllegalArgumentException("replicaAckTimeout must be at least 1 ms, was " + replicaAckTimeout);
+            }
+            this.replicaAckTimeout = replicaAckTimeout;
             return this;
         }
 

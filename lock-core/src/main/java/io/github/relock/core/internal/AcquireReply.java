@@ -9,6 +9,14 @@ package io.github.relock.core.internal;
  */
 public record AcquireReply(long holds, long value) {
 
+    /**
+     * Taken, but fewer replicas than required acknowledged it, so it was given back: not acquired, and
+     * worth trying again at once (a waiting caller does; each attempt waits for the replicas again).
+     */
+    public static AcquireReply notAcknowledged() {
+        return new AcquireReply(0, 0);
+    }
+
     public boolean acquired() {
         return holds > 0;
     }

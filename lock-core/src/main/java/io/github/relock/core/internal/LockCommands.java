@@ -9,7 +9,10 @@ import java.util.Map;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -18,28 +21,105 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Every Redis call the lock makes. Scripts run with EVALSHA on a connection from the factory, falling
  * back to EVAL once when the server has not seen the script yet (a restart, a failover).
+ *
+ * <p>With {@code minReplicas > 0}, a first acquisition and every renewal are followed, on the same
+ * connection, by {@code WAIT minReplicas timeout}: an acquisition fewer replicas acknowledged is
+ * released again and reported as not acquired; a renewal they did not acknowledge is logged.
  */
 public final class LockCommands {
+
+    private static final Logger log = LoggerFactory.getLogger(LockCommands.class);
 
     /** Pairs per renewal call: large batches, but no single script that blocks Redis for long. */
     static final int RENEW_BATCH = 256;
 
     private final RedisConnectionFactory factory;
     private final boolean cluster;
+    private final int minReplicas;
+    private final long replicaAckTimeoutMillis;
 
     public LockCommands(RedisConnectionFactory factory) {
+        this(factory, 0, 0);
+    }
+
+    /**
+     * @param minReplicas             replicas that must acknowledge an acquisition (0: no WAIT)
+     * @param replicaAckTimeoutMillis how long WAIT waits for them
+     * @throws IllegalArgumentException if {@code minReplicas > 0} on a Redis Cluster connection
+     */
+    public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis) {
         this.factory = factory;
         this.cluster = detectCluster(factory);
+        this.minReplicas = minReplicas;
+        this.replicaAckTimeoutMillis = replicaAckTimeoutMillis;
+        if (minReplicas > 0 && isClusterConnection(factory)) {
+            throw new IllegalArgumentException("minReplicas is not supported on Redis Cluster: WAIT cannot be sent to "
+                    + "the lock's node on the connection that ran the script");
+        }
     }
 
     public RedisConnectionFactory connectionFactory() {
         return factory;
     }
 
+    /**
+     * Takes, re-enters or reports the lock. With {@code minReplicas > 0}, a first acquisition that fewer
+     * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
+     */
     public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
-        List<Object> reply = run(c -> eval(c, LuaScript.ACQUIRE, 2,
-                bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId), bytes(leaseMillis), bytes(holdsBefore)));
-        return new AcquireReply(asLong(reply.get(0)), asLong(reply.get(1)));
+        return run(c -> {
+            List<Object> result = eval(c, LuaScript.ACQUIRE, 2,
+                    bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId), bytes(leaseMillis), bytes(holdsBefore));
+            if (result == null) {
+                return null;
+            }
+            AcquireReply reply = new AcquireReply(asLong(result.get(0)), asLong(result.get(1)));
+            if (minReplicas > 0 && holdsBefore == 0 && reply.acquired() && !acknowledged(c, keys, ownerId, reply)) {
+                return AcquireReply.notAcknowledged();
+            }
+            return reply;
+        });
+    }
+
+    /**
+     * WAITs for the acquisition to reach {@code minReplicas} replicas; if it does not, gives it back (on
+     * the same connection, so after it in the replication stream) and returns false. A failed WAIT also
+     * gives it back, then rethrows.
+     */
+    private boolean acknowledged(RedisConnection c, LockKeys keys, String ownerId, AcquireReply reply) {
+        long acks;
+        try {
+            acks = awaitReplicas(c);
+        }
+        catch (RuntimeException ex) {
+            releaseQuietly(c, keys, ownerId, reply.value());
+            throw ex;
+        }
+        if (acks >= minReplicas) {
+            return true;
+        }
+        log.warn("Lock '{}': {} of {} replica(s) acknowledged the acquisition within {} ms; released it, not acquired",
+                keys.name(), acks, minReplicas, replicaAckTimeoutMillis);
+        releaseQuietly(c, keys, ownerId, reply.value());
+        return false;
+    }
+
+    private void releaseQuietly(RedisConnection c, LockKeys keys, String ownerId, long token) {
+        try {
+            eval(c, LuaScript.RELEASE, 2, bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId), bytes(token),
+                    bytes(1), bytes(keys.channel()));
+        }
+        catch (RuntimeException ex) {
+            log.warn("Lock '{}': could not give back an unacknowledged acquisition; it frees when its lease ends: {}",
+                    keys.name(), ex.getMessage());
+        }
+    }
+
+    private long awaitReplicas(RedisConnection c) {
+        if (c instanceof RedisClusterConnection) {
+            throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
+        }
+        return ReplicaAcknowledgement.await(c, minReplicas, replicaAckTimeoutMillis);
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
@@ -70,7 +150,18 @@ public final class LockCommands {
         for (Hold hold : holds) {
             keysAndArgs[k++] = bytes(hold.ownerId());
         }
-        List<Object> reply = run(c -> eval(c, LuaScript.RENEW, holds.size() * 2, keysAndArgs));
+        List<Object> reply = run(c -> {
+            List<Object> result = eval(c, LuaScript.RENEW, holds.size() * 2, keysAndArgs);
+            if (result != null && minReplicas > 0) {
+                long acks = awaitReplicas(c);
+                if (acks < minReplicas) {
+                    // still renewed on the primary; a failover now would keep the lease a replica last saw
+                    log.warn("{} of {} replica(s) acknowledged the renewal of {} lock lease(s) within {} ms", acks,
+                            minReplicas, holds.size(), replicaAckTimeoutMillis);
+                }
+            }
+            return result;
+        });
         List<Boolean> renewed = new ArrayList<>(reply.size());
         for (Object flag : reply) {
             renewed.add(asLong(flag) == 1L);
@@ -143,6 +234,16 @@ public final class LockCommands {
             }
         }
         return false;
+    }
+
+    /** Whether the factory is known to give cluster connections (false also when Redis cannot be reached). */
+    private static boolean isClusterConnection(RedisConnectionFactory factory) {
+        try (RedisConnection connection = factory.getConnection()) {
+            return connection instanceof RedisClusterConnection;
+        }
+        catch (DataAccessException ex) {
+            return false; // checked again on each WAIT
+        }
     }
 
     private static boolean detectCluster(RedisConnectionFactory factory) {
