@@ -32,6 +32,9 @@ public final class LockCommands {
 
     /** Pairs per renewal call: large batches, but no single script that blocks Redis for long. */
     static final int RENEW_BATCH = 256;
+    /** Attempts and pause for a script refused with TRYAGAIN during a slot migration: up to 2 s. */
+    static final int TRYAGAIN_ATTEMPTS = 40;
+    static final long TRYAGAIN_PAUSE_MILLIS = 50;
 
     private final RedisConnectionFactory factory;
     private final boolean cluster;
@@ -214,12 +217,33 @@ public final class LockCommands {
         }
     }
 
-    private static <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+    /**
+     * Runs a script. While Redis Cluster migrates the lock's slot, a node refuses a script whose keys are
+     * only partly there with {@code TRYAGAIN} (a lock's fencing key outlives its hash, so taking a freed
+     * lock hits this for the whole migration): the script did not run, so it is sent again after a
+     * pause, for up to {@value #TRYAGAIN_ATTEMPTS} x {@value #TRYAGAIN_PAUSE_MILLIS} ms.
+     */
+    private static <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys,
+            byte[]... keysAndArgs) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return evalOnce(connection, script, numKeys, keysAndArgs);
+            }
+            catch (DataAccessException ex) {
+                if (attempt == TRYAGAIN_ATTEMPTS || !hasMessage(ex, "TRYAGAIN") || !pause(TRYAGAIN_PAUSE_MILLIS)) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> script, int numKeys,
+            byte[]... keysAndArgs) {
         try {
             return connection.scriptingCommands().evalSha(script.getSha1(), script.returnType(), numKeys, keysAndArgs);
         }
         catch (DataAccessException ex) {
-            if (!isNoScript(ex)) {
+            if (!hasMessage(ex, "NOSCRIPT")) {
                 throw ex;
             }
             // EVAL also caches the script, so the next EVALSHA finds it
@@ -227,13 +251,24 @@ public final class LockCommands {
         }
     }
 
-    private static boolean isNoScript(Throwable ex) {
+    private static boolean hasMessage(Throwable ex, String text) {
         for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("NOSCRIPT")) {
+            if (t.getMessage() != null && t.getMessage().contains(text)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Whether the factory is known to give cluster connections (false also when Redis cannot be reached). */
