@@ -42,6 +42,7 @@ final class Contention {
     private final String keyPrefix;
     private final History history = new History();
     private final FencedResource resource = new FencedResource();
+    private volatile boolean stopped;
 
     Contention(List<RedisLockClient> clients, int threadsPerClient, int keys, String keyPrefix) {
         this.clients = clients;
@@ -52,6 +53,11 @@ final class Contention {
 
     History history() {
         return history;
+    }
+
+    /** Ends a run early: each thread finishes its current acquisition. */
+    void stop() {
+        stopped = true;
     }
 
     Result run(long acquisitions, long deadlineNanos, long waitMillis, LockFactory lockFor) throws Exception {
@@ -70,7 +76,7 @@ final class Contention {
                         ThreadLocalRandom random = ThreadLocalRandom.current();
                         String thread = Thread.currentThread().getName();
                         long seq = 0;
-                        while (remaining.getAndDecrement() > 0 && System.nanoTime() < deadlineNanos) {
+                        while (!stopped && remaining.getAndDecrement() > 0 && System.nanoTime() < deadlineNanos) {
                             int keyIndex = random.nextInt(keys);
                             String key = keyPrefix + keyIndex;
                             ReentrantDistributedLock lock = lockFor.apply(client, keyIndex);
@@ -101,6 +107,9 @@ final class Contention {
                                 errors.incrementAndGet();
                                 if (sample.size() < 5) {
                                     sample.add(ex);
+                                    if (Boolean.getBoolean("relock.debug")) {
+                                        ex.printStackTrace(System.out);
+                                    }
                                 }
                             }
                             finally {
