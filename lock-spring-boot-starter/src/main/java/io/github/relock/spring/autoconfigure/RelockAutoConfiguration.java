@@ -60,6 +60,10 @@ public final class RelockAutoConfiguration {
         if (properties.getClientId() != null) {
             builder.clientId(properties.getClientId());
         }
+        builder.minReplicas(properties.getMinReplicas());
+        if (properties.getReplicaAckTimeout() != null) {
+            builder.replicaAckTimeout(properties.getReplicaAckTimeout());
+        }
         lockLostListeners.orderedStream().forEach(builder::lockLostListener);
         return builder.build(); // AutoCloseable: the context closes it
     }

@@ -57,6 +57,19 @@ public class RelockProperties implements InitializingBean {
      */
     private @Nullable String clientId;
 
+    /**
+     * Replicas that must acknowledge an acquisition (Redis WAIT) before it counts; 0: none. Narrows the
+     * window in which a failover can grant a lock twice; fail closed: with fewer replicas up, no lock is
+     * granted. Not for Redis Cluster.
+     */
+    private int minReplicas;
+
+    /**
+     * How long an acquisition or renewal waits for min-replicas to acknowledge; shorter than a third of
+     * the watchdog timeout. Empty: a tenth of the watchdog timeout, at most 1s.
+     */
+    private @Nullable Duration replicaAckTimeout;
+
     /** Per-lock-name overrides, for @DistributedLock(name = "payments") and the like. */
     private Map<String, Lock> locks = new LinkedHashMap<>();
 
@@ -116,6 +129,22 @@ public class RelockProperties implements InitializingBean {
         this.clientId = clientId;
     }
 
+    public int getMinReplicas() {
+        return minReplicas;
+    }
+
+    public void setMinReplicas(int minReplicas) {
+        this.minReplicas = minReplicas;
+    }
+
+    public @Nullable Duration getReplicaAckTimeout() {
+        return replicaAckTimeout;
+    }
+
+    public void setReplicaAckTimeout(@Nullable Duration replicaAckTimeout) {
+        this.replicaAckTimeout = replicaAckTimeout;
+    }
+
     public Map<String, Lock> getLocks() {
         return locks;
     }
@@ -161,6 +190,18 @@ public class RelockProperties implements InitializingBean {
             throw invalid("relock.client-id", "'" + clientId + "'", "it must not be blank or contain ':'",
                     "Set relock.client-id to a unique id without colons, such as the host name, or remove it to use "
                             + "a random UUID.");
+        }
+        if (minReplicas < 0) {
+            throw invalid("relock.min-replicas", String.valueOf(minReplicas), "it cannot be negative",
+                    "Set relock.min-replicas to the number of replicas that must acknowledge each acquisition, or to 0 "
+                            + "for none.");
+        }
+        if (replicaAckTimeout != null && (replicaAckTimeout.toMillis() < 1
+                || replicaAckTimeout.compareTo(watchdogTimeout.dividedBy(3)) >= 0)) {
+            throw invalid("relock.replica-ack-timeout", replicaAckTimeout.toString(),
+                    "it must be at least 1ms and shorter than a third of relock.watchdog-timeout (the renewal interval)",
+                    "Set relock.replica-ack-timeout to a short duration such as 500ms, or remove it to use a tenth of "
+                            + "the watchdog timeout.");
         }
         locks.forEach((name, lock) -> {
             checkWait("relock.locks." + name + ".wait-time", lock.getWaitTime());

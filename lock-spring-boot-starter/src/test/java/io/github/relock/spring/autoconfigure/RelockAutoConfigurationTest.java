@@ -76,8 +76,10 @@ class RelockAutoConfigurationTest {
     @Test
     void appliesProperties() {
         runner.withPropertyValues("relock.key-prefix=app:lock:", "relock.watchdog-timeout=3s", "relock.client-id=node-1",
-                "relock.aspect-order=42").run(context -> {
+                "relock.aspect-order=42", "relock.min-replicas=1", "relock.replica-ack-timeout=250ms").run(context -> {
                     RedisLockClient client = context.getBean(RedisLockClient.class);
+                    assertThat(client.getMinReplicas()).isEqualTo(1);
+                    assertThat(client.getReplicaAckTimeout()).isEqualTo(Duration.ofMillis(250));
                     assertThat(client.getKeyPrefix()).isEqualTo("app:lock:");
                     assertThat(client.getWatchdogTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(client.getClientId()).isEqualTo("node-1");

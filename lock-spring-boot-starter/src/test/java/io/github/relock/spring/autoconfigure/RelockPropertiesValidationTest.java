@@ -38,6 +38,8 @@ class RelockPropertiesValidationTest {
             relock.key-prefix=                  | relock.key-prefix         | must not be blank
             relock.key-prefix=app{x}:           | relock.key-prefix         | must not be blank, and must not contain braces
             relock.client-id=a:b                | relock.client-id          | must not be blank or contain ':'
+            relock.min-replicas=-1              | relock.min-replicas       | cannot be negative
+            relock.replica-ack-timeout=10s      | relock.replica-ack-timeout | shorter than a third of relock.watchdog-timeout
             relock.locks.payments.wait-time=-5s | relock.locks.payments.wait-time | cannot be negative
             relock.locks.payments.lease-time=-1s | relock.locks.payments.lease-time | between 1ms and 365 days
             """)
@@ -74,7 +76,7 @@ class RelockPropertiesValidationTest {
         }
         assertThat(metadata).contains("\"relock.enabled\"", "\"relock.key-prefix\"", "\"relock.wait-time\"",
                 "\"relock.lease-time\"", "\"relock.watchdog-timeout\"", "\"relock.aspect-order\"", "\"relock.client-id\"",
-                "\"relock.locks\"", "\"defaultValue\": \"5s\"", "\"defaultValue\": \"30s\"",
+                "\"relock.min-replicas\"", "\"relock.replica-ack-timeout\"", "\"relock.locks\"", "\"defaultValue\": \"5s\"", "\"defaultValue\": \"30s\"",
                 "\"defaultValue\": 2147483547", "\"defaultValue\": \"lock:\"");
     }
 }
