@@ -18,6 +18,8 @@ public final class Hold {
     private final Instant acquiredAt;
     private volatile int count;
     private volatile long leaseExpiresAtMillis;
+    /** With minReplicas: until when (System.nanoTime) replicas are known to keep this hold's lease. */
+    private volatile long acknowledgedUntilNanos = Long.MAX_VALUE;
     private volatile boolean lost;
 
     public Hold(LockKeys keys, String ownerId, @Nullable String ownerThread, long fencingToken, boolean watchdog,
@@ -75,6 +77,18 @@ public final class Hold {
 
     void leaseAtLeast(long leaseMillis) {
         this.leaseExpiresAtMillis = Math.max(leaseExpiresAtMillis, System.currentTimeMillis() + leaseMillis);
+    }
+
+    /**
+     * The lease as far as replicas acknowledged it: a renewal sent at {@code sentNanos} that they
+     * acknowledged keeps it at least until {@code sentNanos + leaseMillis} on any of them.
+     */
+    void acknowledged(long sentNanos, long leaseMillis) {
+        this.acknowledgedUntilNanos = sentNanos + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+    }
+
+    long acknowledgedUntilNanos() {
+        return acknowledgedUntilNanos;
     }
 
     public boolean lost() {

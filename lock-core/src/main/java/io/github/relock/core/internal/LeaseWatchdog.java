@@ -54,27 +54,59 @@ public final class LeaseWatchdog implements AutoCloseable {
     }
 
     private void renew(List<Hold> batch) {
-        List<Boolean> renewed;
+        long sent = System.nanoTime();
+        LockCommands.Renewal renewal;
         try {
-            renewed = commands.renew(batch, leaseMillis);
+            renewal = commands.renew(batch, leaseMillis);
         }
         catch (DataAccessException | IllegalStateException ex) {
             // unknown outcome: try again next round, the lease still has two rounds left
             log.warn("Could not renew {} lock lease(s); retrying in {} ms: {}", batch.size(), leaseMillis / 3,
                     ex.getMessage());
+            reportUnacknowledgedExpiry(batch);
             return;
         }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
-            if (renewed.get(i)) {
+            if (renewal.renewed().get(i)) {
                 hold.leaseRenewed(leaseMillis);
+                if (renewal.acknowledged()) {
+                    hold.acknowledged(sent, leaseMillis);
+                }
             }
             else if (holds.get(hold.keys(), hold.ownerId()) == hold && !hold.lost()) {
                 // still registered, so not a release racing this renewal: the lock really is gone
-                hold.markLost();
-                lost.accept(hold);
+                reportLost(hold);
             }
         }
+        if (!renewal.acknowledged()) {
+            reportUnacknowledgedExpiry(batch);
+        }
+    }
+
+    /**
+     * With minReplicas: a hold whose lease no replica has acknowledged beyond the next round is reported
+     * lost now. The primary may still keep it (a partitioned primary, renewing for a holder that can reach
+     * it), but after a failover the lock ends where the replicas' lease ends, and another owner may get it.
+     */
+    private void reportUnacknowledgedExpiry(List<Hold> batch) {
+        if (!commands.awaitsReplicas()) {
+            return;
+        }
+        long nextRound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
+        for (Hold hold : batch) {
+            if (nextRound - hold.acknowledgedUntilNanos() >= 0 && holds.get(hold.keys(), hold.ownerId()) == hold
+                    && !hold.lost()) {
+                log.warn("Lock '{}': replicas acknowledged its lease only until now; reporting it lost",
+                        hold.keys().name());
+                reportLost(hold);
+            }
+        }
+    }
+
+    private void reportLost(Hold hold) {
+        hold.markLost();
+        lost.accept(hold);
     }
 
 

@@ -71,6 +71,7 @@ public final class LockCommands {
      */
     public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
         return run(c -> {
+            // (the caller notes the instant it sent this: a lease acknowledged by replicas runs from there)
             List<Object> result = eval(c, LuaScript.ACQUIRE, 2,
                     bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId), bytes(leaseMillis), bytes(holdsBefore));
             if (result == null) {
@@ -138,11 +139,22 @@ public final class LockCommands {
         return deleted == 1L;
     }
 
+    /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */
+    public boolean awaitsReplicas() {
+        return minReplicas > 0;
+    }
+
     /**
-     * Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. Returns one flag
-     * per hold, in order: true renewed, false no longer held by its owner.
+     * What a renewal call found.
+     *
+     * @param renewed      one flag per hold, in order: true renewed, false no longer held by its owner
+     * @param acknowledged whether enough replicas acknowledged it (always true without minReplicas)
      */
-    public List<Boolean> renew(List<Hold> holds, long leaseMillis) {
+    public record Renewal(List<Boolean> renewed, boolean acknowledged) {
+    }
+
+    /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. */
+    public Renewal renew(List<Hold> holds, long leaseMillis) {
         byte[][] keysAndArgs = new byte[holds.size() * 3 + 1][];
         int k = 0;
         for (Hold hold : holds) {
@@ -153,12 +165,14 @@ public final class LockCommands {
         for (Hold hold : holds) {
             keysAndArgs[k++] = bytes(hold.ownerId());
         }
+        boolean[] acknowledged = {true};
         List<Object> reply = run(c -> {
             List<Object> result = eval(c, LuaScript.RENEW, holds.size() * 2, keysAndArgs);
             if (result != null && minReplicas > 0) {
                 long acks = awaitReplicas(c);
                 if (acks < minReplicas) {
                     // still renewed on the primary; a failover now would keep the lease a replica last saw
+                    acknowledged[0] = false;
                     log.warn("{} of {} replica(s) acknowledged the renewal of {} lock lease(s) within {} ms", acks,
                             minReplicas, holds.size(), replicaAckTimeoutMillis);
                 }
@@ -169,7 +183,7 @@ public final class LockCommands {
         for (Object flag : reply) {
             renewed.add(asLong(flag) == 1L);
         }
-        return renewed;
+        return new Renewal(renewed, acknowledged[0]);
     }
 
     /** Splits holds into renewal batches: by Cluster slot on a cluster, since one script may not cross slots. */

@@ -148,6 +148,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         Hold hold = context.holds().get(keys, owner);
         int before = hold == null || hold.lost() ? 0 : hold.count();
         AcquireReply reply;
+        long sent = System.nanoTime();
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
             reply = Interrupts.uninterruptibly(() -> context.commands().acquire(keys, owner, leaseMillis, before));
@@ -158,8 +159,12 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         if (reply.acquired()) {
             if (before == 0) {
-                context.holds().put(new Hold(keys, owner, ownerThread(), reply.value(), watchdog,
-                        (int) reply.holds(), leaseMillis));
+                Hold acquired = new Hold(keys, owner, ownerThread(), reply.value(), watchdog, (int) reply.holds(),
+                        leaseMillis);
+                if (context.commands().awaitsReplicas()) {
+                    acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
+                }
+                context.holds().put(acquired);
             }
             else {
                 hold.count((int) reply.holds());
