@@ -99,7 +99,7 @@ class Scenario01SteadyContentionIT {
                 violations == 0 && (Soak.enabled() || real.acquisitions() >= ACQUISITIONS),
                 String.format(Locale.ROOT, "ownership removed (one owner per client): %,d overlaps, %,d lost updates "
                         + "in %,d holds", control.sweep().overlaps(), control.lostUpdates(), control.sweep().holds()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     private static Contention.Result run(long acquisitions, long deadline, Contention.LockFactory lockFor)

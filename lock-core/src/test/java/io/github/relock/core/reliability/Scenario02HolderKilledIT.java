@@ -85,7 +85,7 @@ class Scenario02HolderKilledIT {
                 violations == 0 && kill.percentile(99) <= LEASE_MILLIS + SLACK_MILLIS && killToAcquire.size() >= TRIALS,
                 String.format(Locale.ROOT, "waiter's acquire without the owner check: %d of %d acquired before the "
                         + "lease end", controlEarly, controlTrials),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

@@ -92,7 +92,7 @@ class Scenario03HolderPausedIT {
                 met,
                 String.format(Locale.ROOT, "acquire handing out a constant fencing token: %d of %d stale writes "
                         + "accepted", control.staleAccepted, control.holderWritesAfterResume),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

@@ -89,7 +89,7 @@ class Scenario04RedisRestartIT {
                 violations == 0 && real.trials >= TRIALS,
                 String.format(Locale.ROOT, "renewal that puts a vanished hold back: loss unreported in %d of %d "
                         + "restarts, %d overlapping holds", control.lossNotReported, control.trials, control.overlaps),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

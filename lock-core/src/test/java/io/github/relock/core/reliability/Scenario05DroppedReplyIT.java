@@ -72,7 +72,7 @@ class Scenario05DroppedReplyIT {
                 violations == 0 && real.trials >= TRIALS && real.cuts >= TRIALS,
                 String.format(Locale.ROOT, "release without the hold-count check: %d double decrements in %d trials",
                         control.doubleDecrements, control.trials),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

@@ -72,7 +72,7 @@ class Scenario06PubSubKilledIT {
                 String.format(Locale.ROOT, "release that does not announce itself: %d of %d trials late (last "
                                 + "waiter max %d ms)", control.late, control.trials,
                         new Stats(control.lastWaiterAfterRelease).max()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

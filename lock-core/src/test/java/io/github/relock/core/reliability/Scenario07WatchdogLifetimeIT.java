@@ -70,7 +70,7 @@ class Scenario07WatchdogLifetimeIT {
                 violations.get() == 0,
                 "release that never decrements (depth 2): " + controlRenewed + " of 20 locks still renewed after 3x "
                         + "lease",
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

@@ -77,7 +77,7 @@ class Scenario08NonOwnerReleaseIT {
                 String.format(Locale.ROOT, "ownership removed (shared owner) and a release script without the owner "
                         + "check: %d of %d releases went through, %d changed the lock", controlAccepted,
                         controlAttempts, controlChanged),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test

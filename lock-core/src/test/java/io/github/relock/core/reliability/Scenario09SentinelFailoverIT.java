@@ -113,7 +113,7 @@ class Scenario09SentinelFailoverIT {
                 String.format(Locale.ROOT, "no replica acknowledgement (minReplicas 0): %d double grants (%d holds "
                         + "overlapping in time) in %d failover(s)", withoutAck.doubleGrants, withoutAck.overlaps,
                         withoutAck.failovers),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), sentinel.setup().primary().version());
     }
 
     @Test

@@ -74,7 +74,7 @@ class Scenario10ClusterIT {
                 violations == 0 && migrations >= MIGRATIONS && failovers >= FAILOVERS,
                 String.format(Locale.ROOT, "acquire without the owner check: %,d overlaps, %,d lost updates in %,d holds",
                         control.sweep().overlaps(), control.lostUpdates(), control.sweep().holds()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), cluster.setup().nodes().get(0).version());
     }
 
     @Test

@@ -76,7 +76,7 @@ class Scenario11ThreadsThatHopIT {
                 violations.get() == 0,
                 String.format(Locale.ROOT, "release that never decrements: %,d stranger re-entries, %d locks still "
                         + "held after %,d calls", control.strangerReentries(), control.heldAfter(), control.calls()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)));
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
 
     @Test
