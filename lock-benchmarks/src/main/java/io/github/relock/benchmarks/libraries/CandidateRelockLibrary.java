@@ -67,17 +67,7 @@ public final class CandidateRelockLibrary implements LockLibrary {
                 @Override
                 public BenchLock lock(String name) {
                     Lock lock = (Lock) invoke(getLock, client, name);
-                    return new BenchLock() {
-                        @Override
-                        public void lock() {
-                            lock.lock();
-                        }
-
-                        @Override
-                        public void unlock() {
-                            lock.unlock();
-                        }
-                    };
+                    return BenchLock.of(lock);
                 }
 
                 @Override

@@ -52,5 +52,20 @@ public interface LockLibrary {
         void lock();
 
         void unlock();
+
+        /** The library's own {@link java.util.concurrent.locks.Lock}, driven through {@code lock()}/{@code unlock()}. */
+        static BenchLock of(java.util.concurrent.locks.Lock lock) {
+            return new BenchLock() {
+                @Override
+                public void lock() {
+                    lock.lock();
+                }
+
+                @Override
+                public void unlock() {
+                    lock.unlock();
+                }
+            };
+        }
     }
 }

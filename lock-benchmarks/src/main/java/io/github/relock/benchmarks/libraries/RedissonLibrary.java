@@ -42,17 +42,7 @@ public final class RedissonLibrary implements LockLibrary {
             @Override
             public BenchLock lock(String name) {
                 RLock lock = redisson.getLock("bench:redisson:" + name);
-                return new BenchLock() {
-                    @Override
-                    public void lock() {
-                        lock.lock();
-                    }
-
-                    @Override
-                    public void unlock() {
-                        lock.unlock();
-                    }
-                };
+                return BenchLock.of(lock);
             }
 
             @Override

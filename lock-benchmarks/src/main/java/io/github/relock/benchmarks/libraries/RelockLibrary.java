@@ -40,17 +40,7 @@ public final class RelockLibrary implements LockLibrary {
             @Override
             public BenchLock lock(String name) {
                 ReentrantDistributedLock lock = client.getLock(name);
-                return new BenchLock() {
-                    @Override
-                    public void lock() {
-                        lock.lock();
-                    }
-
-                    @Override
-                    public void unlock() {
-                        lock.unlock();
-                    }
-                };
+                return BenchLock.of(lock);
             }
 
             @Override

@@ -59,17 +59,7 @@ public final class SpringIntegrationLibrary implements LockLibrary {
             @Override
             public BenchLock lock(String name) {
                 Lock lock = registry.obtain(name);
-                return new BenchLock() {
-                    @Override
-                    public void lock() {
-                        lock.lock();
-                    }
-
-                    @Override
-                    public void unlock() {
-                        lock.unlock();
-                    }
-                };
+                return BenchLock.of(lock);
             }
 
             @Override
