@@ -93,7 +93,9 @@ public final class LeaseWatchdog implements AutoCloseable {
         if (!commands.awaitsReplicas()) {
             return;
         }
-        long nextRound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
+        // rounds run with a fixed delay, so the next one ends a renewal interval and a WAIT from now
+        long nextRound = System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3) + commands.replicaAckTimeoutMillis());
         for (Hold hold : batch) {
             if (nextRound - hold.acknowledgedUntilNanos() >= 0 && holds.get(hold.keys(), hold.ownerId()) == hold
                     && !hold.lost()) {

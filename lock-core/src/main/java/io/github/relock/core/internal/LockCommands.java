@@ -144,6 +144,11 @@ public final class LockCommands {
         return minReplicas > 0;
     }
 
+    /** How long each WAIT may take. */
+    public long replicaAckTimeoutMillis() {
+        return replicaAckTimeoutMillis;
+    }
+
     /**
      * What a renewal call found.
      *
