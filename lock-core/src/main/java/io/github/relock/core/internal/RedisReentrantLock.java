@@ -105,7 +105,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
-                    + "': Redis did not answer the subscription (" + ex.getMessage() + ")", ex);
+                    + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
         }
         try (ReleaseWaiter waiter = joined) {
             while (true) {
@@ -154,8 +154,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             reply = Interrupts.uninterruptibly(() -> context.commands().acquire(keys, owner, leaseMillis, before));
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name()
-                    + "': Redis did not answer (" + ex.getMessage() + ")", ex);
+            throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name() + "': "
+                    + RedisFailures.describe(ex), ex);
         }
         if (reply.acquired()) {
             if (before == 0) {
@@ -229,8 +229,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
                 break;
             }
         }
-        throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name()
-                + "': Redis did not answer; the lock is freed when its lease ends", failure);
+        throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name() + "': "
+                + RedisFailures.describe(failure) + "; the lock is freed when its lease ends", failure);
     }
 
     private static boolean pause(long millis) {
@@ -307,8 +307,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             return call.get();
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not read lock '" + keys.name()
-                    + "': Redis did not answer (" + ex.getMessage() + ")", ex);
+            throw new LockOperationException(keys.name(), "Could not read lock '" + keys.name() + "': "
+                    + RedisFailures.describe(ex), ex);
         }
     }
 
