@@ -190,7 +190,7 @@ public final class LockCommands {
         }
         keysAndArgs[k++] = bytes(leaseMillis);
         for (Hold hold : holds) {
-            keysAndArgs[k++] = bytes(hold.ownerId());
+            keysAndArgs[k++] = hold.ownerBytes();
         }
         boolean[] acknowledged = {true};
         List<Object> reply = run(c -> {
