@@ -15,6 +15,7 @@ public final class Hold {
     /** The owner id and token as the release and renewal scripts are sent them, encoded once per hold. */
     private final byte[] ownerBytes;
     private final byte[] tokenBytes;
+    private final HoldRegistry.Id registryId;
     private final @Nullable String ownerThread;
     private final long fencingToken;
     private final boolean watchdog;
@@ -37,6 +38,7 @@ public final class Hold {
         this.ownerId = ownerId;
         this.ownerBytes = ownerBytes;
         this.tokenBytes = LockCommands.bytes(fencingToken);
+        this.registryId = new HoldRegistry.Id(keys.lock(), ownerId);
         this.ownerThread = ownerThread;
         this.fencingToken = fencingToken;
         this.watchdog = watchdog;
@@ -59,6 +61,10 @@ public final class Hold {
 
     byte[] tokenBytes() {
         return tokenBytes;
+    }
+
+    HoldRegistry.Id registryId() {
+        return registryId;
     }
 
     public @Nullable String ownerThread() {
