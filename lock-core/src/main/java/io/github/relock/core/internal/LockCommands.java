@@ -364,23 +364,6 @@ public final class LockCommands {
         if (value >= 0 && value < SMALL_NUMBERS) {
             return SMALL[(int) value];
         }
-        if (value == Long.MIN_VALUE) {
-            return Long.toString(value).getBytes(StandardCharsets.US_ASCII); // its negation overflows
-        }
-        // digits straight into the array: fencing tokens are 16 digits, and a String copy of them is garbage
-        long rest = Math.abs(value);
-        int length = value < 0 ? 2 : 1;
-        for (long v = rest; v >= 10; v /= 10) {
-            length++;
-        }
-        byte[] digits = new byte[length];
-        for (int i = length - 1; i >= (value < 0 ? 1 : 0); i--) {
-            digits[i] = (byte) ('0' + rest % 10);
-            rest /= 10;
-        }
-        if (value < 0) {
-            digits[0] = '-';
-        }
-        return digits;
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
     }
 }
