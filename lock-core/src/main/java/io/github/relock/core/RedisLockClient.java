@@ -20,6 +20,7 @@ import io.github.relock.core.internal.HoldRegistry;
 import io.github.relock.core.internal.LeaseWatchdog;
 import io.github.relock.core.internal.LockCommands;
 import io.github.relock.core.internal.LockKeys;
+import io.github.relock.core.internal.OwnerIds;
 import io.github.relock.core.internal.RedisReentrantLock;
 import io.github.relock.core.internal.ReleaseSubscriptions;
 
@@ -73,8 +74,8 @@ public final class RedisLockClient implements AutoCloseable {
         HoldRegistry holds = new HoldRegistry();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(builder.connectionFactory,
                 keyPrefix + "__relock_client__:" + clientId);
-        this.context = new ClientContext(clientId, commands, holds, subscriptions, watchdogTimeout.toMillis(),
-                this::checkOpen);
+        this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, subscriptions,
+                watchdogTimeout.toMillis(), this::checkOpen);
         this.lockLostListeners.addAll(builder.lockLostListeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogTimeout.toMillis(),
                 "relock-watchdog-" + clientId, this::reportLost);

@@ -4,12 +4,13 @@ package io.github.relock.core.internal;
  * What every lock handle of one client shares.
  *
  * @param clientId            the random id that starts every owner id of this client
+ * @param owners              the owner ids of this client's threads
  * @param commands            the Redis calls
  * @param holds               this client's holds, also the watchdog's work list
  * @param subscriptions       release notifications for waiters
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
  */
-public record ClientContext(String clientId, LockCommands commands, HoldRegistry holds,
+public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
         ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck) {
 }

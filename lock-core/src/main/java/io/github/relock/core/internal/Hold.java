@@ -12,6 +12,10 @@ public final class Hold {
 
     private final LockKeys keys;
     private final String ownerId;
+    /** The owner id and token as the release and renewal scripts are sent them, encoded once per hold. */
+    private final byte[] ownerBytes;
+    private final byte[] tokenBytes;
+    private final HoldRegistry.Id registryId;
     private final @Nullable String ownerThread;
     private final long fencingToken;
     private final boolean watchdog;
@@ -24,8 +28,17 @@ public final class Hold {
 
     public Hold(LockKeys keys, String ownerId, @Nullable String ownerThread, long fencingToken, boolean watchdog,
             int count, long leaseMillis) {
+        this(keys, ownerId, LockCommands.bytes(ownerId), ownerThread, fencingToken, watchdog, count, leaseMillis);
+    }
+
+    /** @param ownerBytes {@code ownerId} in UTF-8; kept, never modified */
+    Hold(LockKeys keys, String ownerId, byte[] ownerBytes, @Nullable String ownerThread, long fencingToken,
+            boolean watchdog, int count, long leaseMillis) {
         this.keys = keys;
         this.ownerId = ownerId;
+        this.ownerBytes = ownerBytes;
+        this.tokenBytes = LockCommands.bytes(fencingToken);
+        this.registryId = new HoldRegistry.Id(keys.lock(), ownerId);
         this.ownerThread = ownerThread;
         this.fencingToken = fencingToken;
         this.watchdog = watchdog;
@@ -40,6 +53,18 @@ public final class Hold {
 
     public String ownerId() {
         return ownerId;
+    }
+
+    byte[] ownerBytes() {
+        return ownerBytes;
+    }
+
+    byte[] tokenBytes() {
+        return tokenBytes;
+    }
+
+    HoldRegistry.Id registryId() {
+        return registryId;
     }
 
     public @Nullable String ownerThread() {

@@ -14,7 +14,28 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HoldRegistry {
 
-    private record Id(String lockKey, String ownerId) {
+    /** Lock key and owner id. Each hold keeps its own, so only a lookup makes a new one. */
+    static final class Id {
+
+        private final String lockKey;
+        private final String ownerId;
+        private final int hash;
+
+        Id(String lockKey, String ownerId) {
+            this.lockKey = lockKey;
+            this.ownerId = ownerId;
+            this.hash = 31 * lockKey.hashCode() + ownerId.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Id id && hash == id.hash && lockKey.equals(id.lockKey) && ownerId.equals(id.ownerId);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     private final Map<Id, Hold> holds = new ConcurrentHashMap<>();
@@ -24,12 +45,12 @@ public final class HoldRegistry {
     }
 
     public void put(Hold hold) {
-        holds.put(new Id(hold.keys().lock(), hold.ownerId()), hold);
+        holds.put(hold.registryId(), hold);
     }
 
     /** Removes this very hold, not a newer one for the same lock and owner. */
     public boolean remove(Hold hold) {
-        return holds.remove(new Id(hold.keys().lock(), hold.ownerId()), hold);
+        return holds.remove(hold.registryId(), hold);
     }
 
     /** Holds the watchdog must renew now. */

@@ -35,11 +35,22 @@ public final class LockCommands {
     /** Attempts and pause for a script refused with TRYAGAIN during a slot migration: up to 2 s. */
     static final int TRYAGAIN_ATTEMPTS = 40;
     static final long TRYAGAIN_PAUSE_MILLIS = 50;
+    /** Hold counts below this are sent from a table of encoded numbers instead of being formatted per call. */
+    private static final int SMALL_NUMBERS = 256;
+    private static final byte[][] SMALL = new byte[SMALL_NUMBERS][];
+
+    static {
+        for (int i = 0; i < SMALL_NUMBERS; i++) {
+            SMALL[i] = Long.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+    }
 
     private final RedisConnectionFactory factory;
     private final boolean cluster;
     private final int minReplicas;
     private final long replicaAckTimeoutMillis;
+    /** The last lease sent, encoded: nearly every call of a client sends the same (the watchdog lease). */
+    private volatile EncodedNumber lastLease = new EncodedNumber(0, SMALL[0]);
 
     public LockCommands(RedisConnectionFactory factory) {
         this(factory, 0, 0);
@@ -70,10 +81,16 @@ public final class LockCommands {
      * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
      */
     public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
+        return acquire(keys, bytes(ownerId), leaseMillis, holdsBefore);
+    }
+
+    /** {@link #acquire(LockKeys, String, long, int)} with the owner id already UTF-8 encoded. */
+    public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore) {
+        byte[] lease = lease(leaseMillis);
         return run(c -> {
             // (the caller notes the instant it sent this: a lease acknowledged by replicas runs from there)
             List<Object> result = eval(c, LuaScript.ACQUIRE, 2,
-                    bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId), bytes(leaseMillis), bytes(holdsBefore));
+                    keys.lockBytes(), keys.fenceBytes(), ownerId, lease, bytes(holdsBefore));
             if (result == null) {
                 return null;
             }
@@ -90,7 +107,7 @@ public final class LockCommands {
      * the same connection, so after it in the replication stream) and returns false. A failed WAIT also
      * gives it back, then rethrows.
      */
-    private boolean acknowledged(RedisConnection c, LockKeys keys, String ownerId, AcquireReply reply) {
+    private boolean acknowledged(RedisConnection c, LockKeys keys, byte[] ownerId, AcquireReply reply) {
         long acks;
         try {
             acks = awaitReplicas(c);
@@ -108,10 +125,10 @@ public final class LockCommands {
         return false;
     }
 
-    private void releaseQuietly(RedisConnection c, LockKeys keys, String ownerId, long token) {
+    private void releaseQuietly(RedisConnection c, LockKeys keys, byte[] ownerId, long token) {
         try {
-            eval(c, LuaScript.RELEASE, 2, bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId), bytes(token),
-                    bytes(1), bytes(keys.channel()));
+            eval(c, LuaScript.RELEASE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId, bytes(token), bytes(1),
+                    keys.channelBytes());
         }
         catch (RuntimeException ex) {
             log.warn("Lock '{}': could not give back an unacknowledged acquisition; it frees when its lease ends: {}",
@@ -128,14 +145,19 @@ public final class LockCommands {
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
     public long release(LockKeys keys, String ownerId, long fencingToken, int holdsBefore) {
-        Long left = run(c -> eval(c, LuaScript.RELEASE, 2, bytes(keys.lock()), bytes(keys.fence()),
-                bytes(ownerId), bytes(fencingToken), bytes(holdsBefore), bytes(keys.channel())));
+        return release(keys, bytes(ownerId), bytes(fencingToken), holdsBefore);
+    }
+
+    /** {@link #release(LockKeys, String, long, int)} with the owner id and token already encoded. */
+    public long release(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
+        Long left = run(c -> eval(c, LuaScript.RELEASE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId,
+                fencingToken, bytes(holdsBefore), keys.channelBytes()));
         return left;
     }
 
     public boolean forceUnlock(LockKeys keys) {
-        Long deleted = run(c -> eval(c, LuaScript.FORCE_UNLOCK, 2, bytes(keys.lock()), bytes(keys.fence()),
-                bytes(keys.channel())));
+        Long deleted = run(c -> eval(c, LuaScript.FORCE_UNLOCK, 2, keys.lockBytes(), keys.fenceBytes(),
+                keys.channelBytes()));
         return deleted == 1L;
     }
 
@@ -163,12 +185,12 @@ public final class LockCommands {
         byte[][] keysAndArgs = new byte[holds.size() * 3 + 1][];
         int k = 0;
         for (Hold hold : holds) {
-            keysAndArgs[k++] = bytes(hold.keys().lock());
-            keysAndArgs[k++] = bytes(hold.keys().fence());
+            keysAndArgs[k++] = hold.keys().lockBytes();
+            keysAndArgs[k++] = hold.keys().fenceBytes();
         }
         keysAndArgs[k++] = bytes(leaseMillis);
         for (Hold hold : holds) {
-            keysAndArgs[k++] = bytes(hold.ownerId());
+            keysAndArgs[k++] = hold.ownerBytes();
         }
         boolean[] acknowledged = {true};
         List<Object> reply = run(c -> {
@@ -208,16 +230,16 @@ public final class LockCommands {
     }
 
     public boolean exists(LockKeys keys) {
-        return Boolean.TRUE.equals(query(c -> c.keyCommands().exists(bytes(keys.lock()))));
+        return Boolean.TRUE.equals(query(c -> c.keyCommands().exists(keys.lockBytes())));
     }
 
     public int holdCount(LockKeys keys, String ownerId) {
-        byte[] count = query(c -> c.hashCommands().hGet(bytes(keys.lock()), bytes(ownerId)));
+        byte[] count = query(c -> c.hashCommands().hGet(keys.lockBytes(), bytes(ownerId)));
         return count == null ? 0 : Integer.parseInt(new String(count, StandardCharsets.UTF_8));
     }
 
     public long remainingLeaseMillis(LockKeys keys) {
-        Long pttl = query(c -> c.keyCommands().pTtl(bytes(keys.lock())));
+        Long pttl = query(c -> c.keyCommands().pTtl(keys.lockBytes()));
         return pttl == null ? 0 : Math.max(0, pttl);
     }
 
@@ -320,11 +342,28 @@ public final class LockCommands {
         throw new IllegalStateException("Unexpected script reply element: " + value);
     }
 
-    private static byte[] bytes(String value) {
+    private byte[] lease(long leaseMillis) {
+        EncodedNumber last = lastLease;
+        if (last.value() != leaseMillis) {
+            last = new EncodedNumber(leaseMillis, bytes(leaseMillis));
+            lastLease = last;
+        }
+        return last.bytes();
+    }
+
+    /** A number and its decimal ASCII form, published together (the array is never modified). */
+    private record EncodedNumber(long value, byte[] bytes) {
+    }
+
+    static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static byte[] bytes(long value) {
-        return Long.toString(value).getBytes(StandardCharsets.UTF_8);
+    /** The decimal form Lua's tonumber reads; shared arrays for small values, so callers must not modify it. */
+    static byte[] bytes(long value) {
+        if (value >= 0 && value < SMALL_NUMBERS) {
+            return SMALL[(int) value];
+        }
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
     }
 }

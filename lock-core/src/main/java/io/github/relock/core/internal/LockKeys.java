@@ -1,18 +1,86 @@
 package io.github.relock.core.internal;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * The Redis names that belong to one lock. The lock name sits in a hash tag so that every key of the
  * lock lands in the same Redis Cluster slot, which is what lets one script touch them all.
  *
- * @param name    the lock's name
- * @param lock    the hash: owner id to hold count, e.g. {@code lock:{order:42}}
- * @param fence   the last fencing token issued, e.g. {@code lock:{order:42}:fence}
- * @param channel where a release is announced, e.g. {@code lock:{order:42}:released}
+ * <p>The keys are also kept UTF-8 encoded, once per handle, because every script call sends them.
+ * The arrays are shared: callers must never modify them.
  */
-public record LockKeys(String name, String lock, String fence, String channel) {
+public final class LockKeys {
+
+    private final String name;
+    private final String lock;
+    private final String fence;
+    private final String channel;
+    private final byte[] lockBytes;
+    private final byte[] fenceBytes;
+    private final byte[] channelBytes;
+
+    /**
+     * @param name    the lock's name
+     * @param lock    the hash: owner id to hold count, e.g. {@code lock:{order:42}}
+     * @param fence   the last fencing token issued, e.g. {@code lock:{order:42}:fence}
+     * @param channel where a release is announced, e.g. {@code lock:{order:42}:released}
+     */
+    public LockKeys(String name, String lock, String fence, String channel) {
+        this.name = name;
+        this.lock = lock;
+        this.fence = fence;
+        this.channel = channel;
+        this.lockBytes = lock.getBytes(StandardCharsets.UTF_8);
+        this.fenceBytes = fence.getBytes(StandardCharsets.UTF_8);
+        this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
+    }
 
     public static LockKeys of(String prefix, String name) {
         String lock = prefix + "{" + name + "}";
         return new LockKeys(name, lock, lock + ":fence", lock + ":released");
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String lock() {
+        return lock;
+    }
+
+    public String fence() {
+        return fence;
+    }
+
+    public String channel() {
+        return channel;
+    }
+
+    byte[] lockBytes() {
+        return lockBytes;
+    }
+
+    byte[] fenceBytes() {
+        return fenceBytes;
+    }
+
+    byte[] channelBytes() {
+        return channelBytes;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof LockKeys keys && name.equals(keys.name) && lock.equals(keys.lock)
+                && fence.equals(keys.fence) && channel.equals(keys.channel);
+    }
+
+    @Override
+    public int hashCode() {
+        return lock.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "LockKeys[name=" + name + ", lock=" + lock + ", fence=" + fence + ", channel=" + channel + "]";
     }
 }

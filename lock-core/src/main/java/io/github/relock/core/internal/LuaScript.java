@@ -34,6 +34,8 @@ public final class LuaScript<T> implements RedisScript<T> {
     private final byte[] sourceBytes;
     private final String sha1;
     private final Class<T> resultType;
+    /** Derived once: {@code ReturnType.fromJavaType} walks type checks on every call. */
+    private final ReturnType returnType;
 
     private LuaScript(String resource, Class<T> resultType) {
         this.name = resource;
@@ -41,6 +43,7 @@ public final class LuaScript<T> implements RedisScript<T> {
         this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
         this.sha1 = sha1(sourceBytes);
         this.resultType = resultType;
+        this.returnType = ReturnType.fromJavaType(resultType);
     }
 
     public String name() {
@@ -52,7 +55,7 @@ public final class LuaScript<T> implements RedisScript<T> {
     }
 
     public ReturnType returnType() {
-        return ReturnType.fromJavaType(resultType);
+        return returnType;
     }
 
     @Override

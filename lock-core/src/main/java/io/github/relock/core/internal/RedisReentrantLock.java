@@ -28,11 +28,13 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     private final LockKeys keys;
     private final ClientContext context;
     private final @Nullable String fixedOwnerId;
+    private final OwnerIds.@Nullable Owner fixedOwner;
 
     public RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
         this.keys = keys;
         this.context = context;
         this.fixedOwnerId = fixedOwnerId;
+        this.fixedOwner = OwnerIds.explicit(fixedOwnerId);
     }
 
     @Override
@@ -148,10 +150,12 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         Hold hold = context.holds().get(keys, owner);
         int before = hold == null || hold.lost() ? 0 : hold.count();
         AcquireReply reply;
+        byte[] ownerBytes = ownerBytes(owner);
         long sent = System.nanoTime();
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
-            reply = Interrupts.uninterruptibly(() -> context.commands().acquire(keys, owner, leaseMillis, before));
+            reply = Interrupts.uninterruptibly(
+                    () -> context.commands().acquire(keys, ownerBytes, leaseMillis, before));
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name() + "': "
@@ -159,8 +163,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         if (reply.acquired()) {
             if (before == 0) {
-                Hold acquired = new Hold(keys, owner, ownerThread(), reply.value(), watchdog, (int) reply.holds(),
-                        leaseMillis);
+                Hold acquired = new Hold(keys, owner, ownerBytes, ownerThread(), reply.value(), watchdog,
+                        (int) reply.holds(), leaseMillis);
                 if (context.commands().awaitsReplicas()) {
                     acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
                 }
@@ -216,7 +220,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         for (int attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
             try {
                 return Interrupts.uninterruptibly(
-                        () -> context.commands().release(keys, hold.ownerId(), hold.fencingToken(), before));
+                        () -> context.commands().release(keys, hold.ownerBytes(), hold.tokenBytes(), before));
             }
             catch (RedisConnectionFailureException | QueryTimeoutException ex) {
                 failure = ex; // outcome unknown: the script's hold-count check makes a retry safe
@@ -312,8 +316,18 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
     }
 
+    private OwnerIds.Owner owner() {
+        return fixedOwner != null ? fixedOwner : context.owners().currentThread();
+    }
+
     private String ownerId() {
-        return fixedOwnerId != null ? fixedOwnerId : context.clientId() + ":" + Thread.currentThread().getId();
+        return owner().id();
+    }
+
+    /** The encoded form of {@code ownerId}, which is this handle's owner for the calling thread. */
+    private byte[] ownerBytes(String ownerId) {
+        OwnerIds.Owner owner = owner();
+        return owner.id() == ownerId ? owner.bytes() : LockCommands.bytes(ownerId);
     }
 
     private @Nullable String ownerThread() {

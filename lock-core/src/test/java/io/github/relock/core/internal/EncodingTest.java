@@ -1,0 +1,44 @@
+package io.github.relock.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+/** What the hot path caches must send exactly what encoding per call sent. */
+class EncodingTest {
+
+    @Test
+    void keysAreEncodedAsUtf8() {
+        LockKeys keys = LockKeys.of("lock:", "bestellung:größe");
+        assertThat(new String(keys.lockBytes(), StandardCharsets.UTF_8)).isEqualTo("lock:{bestellung:größe}");
+        assertThat(new String(keys.fenceBytes(), StandardCharsets.UTF_8)).isEqualTo(keys.fence());
+        assertThat(new String(keys.channelBytes(), StandardCharsets.UTF_8)).isEqualTo(keys.channel());
+        assertThat(keys).isEqualTo(LockKeys.of("lock:", "bestellung:größe")).isNotEqualTo(LockKeys.of("lock:", "x"));
+    }
+
+    @Test
+    void numbersAreTheirDecimalForm() {
+        for (long value : new long[] {0, 1, 9, 10, 255, 256, 1000, 30_000, -1, Long.MAX_VALUE, Long.MIN_VALUE}) {
+            assertThat(new String(LockCommands.bytes(value), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(value));
+        }
+    }
+
+    @Test
+    void aThreadKeepsOneOwnerIdAndThreadsDiffer() throws InterruptedException {
+        OwnerIds owners = new OwnerIds("client");
+        OwnerIds.Owner mine = owners.currentThread();
+        assertThat(mine.id()).isEqualTo("client:" + Thread.currentThread().getId());
+        assertThat(owners.currentThread()).isSameAs(mine);
+        assertThat(new String(mine.bytes(), StandardCharsets.UTF_8)).isEqualTo(mine.id());
+
+        AtomicReference<String> other = new AtomicReference<>();
+        Thread thread = new Thread(() -> other.set(owners.currentThread().id()));
+        thread.start();
+        thread.join();
+        assertThat(other.get()).isEqualTo("client:" + thread.getId()).isNotEqualTo(mine.id());
+        assertThat(new OwnerIds("another").currentThread().id()).isEqualTo("another:" + Thread.currentThread().getId());
+    }
+}
