@@ -22,8 +22,8 @@ class BenchmarkSmokeTest {
     @Timeout(120)
     void everyLibraryRunsEveryWorkloadWithoutOverlaps() {
         Options options = Options.parse("--duration=200ms", "--warmup=50ms", "--jvm-warmup=0", "--rounds=1", "--count-duration=100ms",
-                "--threads=4", "--clients=2", "--client-threads=2", "--watchdog-locks=50", "--watchdog-duration=500ms",
-                "--watchdog-timeout=300ms", "--annotation-duration=400ms");
+                "--threads=4", "--clients=2", "--client-threads=2", "--watchdog-locks=50", "--watchdog-duration=1s",
+                "--watchdog-timeout=900ms", "--annotation-duration=400ms");
 
         Report report = BenchmarkMain.run(options);
 

@@ -45,7 +45,7 @@ class TransactionTest {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private final ApplicationContextRunner runner = RelockContexts.on(redis)
-            .withPropertyValues("relock.wait-time=20s", "relock.watchdog-timeout=300ms");
+            .withPropertyValues("relock.wait-time=20s", "relock.watchdog-timeout=2s");
 
     @Test
     void byDefaultTheLockIsReleasedAfterCommitSoNoUpdateIsLost() {
