@@ -118,6 +118,40 @@ class HandOffTest {
         assertThat(shortWatchdog.heldLocks()).isEmpty();
     }
 
+    /**
+     * The old owner's renewal stops before the hold moves: a renewal of the old owner that ran after the
+     * move would find its hold gone and report a lock as lost that was merely handed over.
+     */
+    @Test
+    void handOffsUnderAFastWatchdogReportNoLostLocks() throws Exception {
+        RedisLockClient fastWatchdog = RedisLockClient.builder(redis.connectionFactory())
+                .watchdogTimeout(Duration.ofMillis(150)).build(); // renews every 50 ms
+        others.add(fastWatchdog);
+        AtomicInteger lost = new AtomicInteger();
+        fastWatchdog.addLockLostListener(event -> lost.incrementAndGet());
+        AtomicInteger acquisitions = new AtomicInteger();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        List<Future<?>> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            threads.add(pool.submit(() -> {
+                ReentrantDistributedLock lock = fastWatchdog.getLock("fast-watchdog");
+                while (System.nanoTime() < end) {
+                    lock.lock();
+                    acquisitions.incrementAndGet();
+                    Thread.sleep(1);
+                    lock.unlock();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> thread : threads) {
+            thread.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(acquisitions.get()).isGreaterThan(100);
+        assertThat(lost.get()).isZero();
+        assertThat(fastWatchdog.heldLocks()).isEmpty();
+    }
+
     @Test
     void aHandOffGivesTheWaiterTheLeaseItAskedFor() throws Exception {
         ReentrantDistributedLock held = client.getLock("lease");
