@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -27,6 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisScriptingCommands;
+
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
@@ -36,8 +43,8 @@ import io.github.relock.test.RedisServerExtension;
 /**
  * Local hand-off: a thread giving back its last hold while another thread of the same client sleeps
  * on the lock moves the hold to it in one script call. These tests aim at the races around that move.
- * Some make the move slow on purpose (a copy of {@code transfer.lua} that busy-waits first) so that a
- * timeout or an interrupt lands while the hold is on its way.
+ * Some make the move slow on purpose (the releaser's thread sleeps before sending it) so that a timeout
+ * or an interrupt lands while the hold is on its way.
  */
 @Timeout(120)
 class HandOffTest {
@@ -292,15 +299,16 @@ class HandOffTest {
 
     @Test
     void aWaiterWhoseDeadlinePassesDuringTheTransferGetsTheLockOrLeavesNothingBehind() throws Exception {
-        try (Swap slow = swap(LuaScript.TRANSFER, slowTransfer())) {
+        RedisLockClient slow = slowTransferClient();
+        {
             String name = "deadline";
-            ReentrantDistributedLock held = client.getLock(name);
+            ReentrantDistributedLock held = slow.getLock(name);
             held.lock();
             AtomicReference<Object> result = new AtomicReference<>();
             AtomicLong startedAt = new AtomicLong();
             long waitMillis = 1_000;
             Thread waiter = start(() -> {
-                ReentrantDistributedLock lock = client.getLock(name);
+                ReentrantDistributedLock lock = slow.getLock(name);
                 startedAt.set(System.nanoTime());
                 boolean acquired = lock.tryLock(waitMillis, TimeUnit.MILLISECONDS);
                 result.set(acquired && lock.isHeldByCurrentThread() ? "held" : acquired ? "claims but does not hold"
@@ -318,19 +326,20 @@ class HandOffTest {
             assertThat(result.get()).isEqualTo("held");
         }
         await().atMost(Duration.ofSeconds(2)).until(() -> redis.commands().exists("lock:{deadline}") == 0);
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(slow.heldLocks()).isEmpty();
     }
 
     @Test
     void anInterruptDuringTheTransferPassesTheLockOnAndReportsTheInterrupt() throws Exception {
-        try (Swap slow = swap(LuaScript.TRANSFER, slowTransfer())) {
+        RedisLockClient slow = slowTransferClient();
+        {
             String name = "interrupt";
-            ReentrantDistributedLock held = client.getLock(name);
+            ReentrantDistributedLock held = slow.getLock(name);
             held.lock();
             AtomicReference<Object> first = new AtomicReference<>();
             Thread interrupted = start(() -> {
                 try {
-                    client.getLock(name).lockInterruptibly();
+                    slow.getLock(name).lockInterruptibly();
                     first.set("acquired");
                 }
                 catch (InterruptedException ex) {
@@ -340,7 +349,7 @@ class HandOffTest {
             awaitAsleep(interrupted);
             AtomicLong secondToken = new AtomicLong();
             Thread second = start(() -> {
-                ReentrantDistributedLock lock = client.getLock(name);
+                ReentrantDistributedLock lock = slow.getLock(name);
                 lock.lock();
                 secondToken.set(lock.fencingToken());
                 lock.unlock();
@@ -358,7 +367,7 @@ class HandOffTest {
             assertThat(secondToken.get()).as("the hold went on to the next waiter").isPositive();
         }
         assertThat(redis.commands().exists("lock:{interrupt}")).isZero();
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(slow.heldLocks()).isEmpty();
     }
 
     /**
@@ -497,10 +506,39 @@ class HandOffTest {
         return 0;
     }
 
-    private static String slowTransfer() {
-        return "local started = redis.call('time')\n"
-                + "repeat local now = redis.call('time') until (now[1] - started[1]) * 1000000 + now[2] - started[2] > "
-                + SLOW_TRANSFER_MILLIS * 1000 + "\n" + LuaScript.TRANSFER.getScriptAsString();
+    /**
+     * A client whose hand-offs are slow on the way to Redis (the releaser's thread sleeps before sending
+     * transfer.lua), as over a slow network: a waiter's own commands are not held up behind them.
+     */
+    private RedisLockClient slowTransferClient() {
+        RedisConnectionFactory delaying = proxy(RedisConnectionFactory.class, redis.newConnectionFactory(),
+                (method, args, result) -> !method.getName().equals("getConnection") ? result
+                        : proxy(RedisConnection.class, result, (m, a, connection) -> !m.getName().equals("scriptingCommands")
+                                ? connection : proxy(RedisScriptingCommands.class, connection, null)));
+        RedisLockClient slow = RedisLockClient.builder(delaying).build();
+        others.add(slow);
+        return slow;
+    }
+
+    interface Wrap {
+        Object wrap(Method method, Object[] args, Object result);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, Object target, Wrap wrap) {
+        return (T) Proxy.newProxyInstance(HandOffTest.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
+            if (wrap == null && method.getName().equals("evalSha") && LuaScript.TRANSFER.getSha1().equals(args[0])) {
+                Thread.sleep(SLOW_TRANSFER_MILLIS);
+            }
+            Object result;
+            try {
+                result = method.invoke(target, args);
+            }
+            catch (InvocationTargetException ex) {
+                throw ex.getCause();
+            }
+            return wrap == null ? result : wrap.wrap(method, args, result);
+        });
     }
 
     private static String transferWithoutChecks() {
