@@ -26,6 +26,7 @@ if free then
   redis.call('publish', ARGV[5], ARGV[1])
   return 0
 end
+-- hdel first: a script that has written may go on writing past maxmemory, so a full Redis cannot stop it halfway
 redis.call('hdel', KEYS[1], ARGV[1])
 redis.call('hset', KEYS[1], ARGV[3], 1)
 redis.call('pexpire', KEYS[1], ARGV[4])
