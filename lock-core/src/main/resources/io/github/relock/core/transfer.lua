@@ -26,9 +26,10 @@ if free then
   redis.call('publish', ARGV[5], ARGV[1])
   return 0
 end
--- hdel first: a script that has written may go on writing past maxmemory, so a full Redis cannot stop it halfway
-redis.call('hdel', KEYS[1], ARGV[1])
+-- in before out: the hash never vanishes midway (in a migrating Cluster slot it would stop being local),
+-- and a refusal over maxmemory comes at this first write, before anything changed
 redis.call('hset', KEYS[1], ARGV[3], 1)
+redis.call('hdel', KEYS[1], ARGV[1])
 redis.call('pexpire', KEYS[1], ARGV[4])
 -- a new holder gets a new, larger token, as on any first acquisition (%d: no exponent form)
 local now = redis.call('time')

@@ -23,6 +23,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     /** Attempts for one release whose outcome the network left unknown; they can never count twice. */
     private static final int RELEASE_ATTEMPTS = 3;
     private static final long RELEASE_RETRY_PAUSE_MILLIS = 50;
+    /** transfer.lua answered with an error on the first try, so it changed nothing. */
+    private static final long TRANSFER_REFUSED = -2;
     /** How often to look again when the holder set no lease (a key written by something else). */
     private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -322,6 +324,10 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
             throw ex;
         }
+        if (token == TRANSFER_REFUSED) {
+            next.decline();
+            return false; // nothing changed (e.g. over maxmemory, where a plain release still works): release
+        }
         if (token < 0) {
             next.decline();
             throw lost();
@@ -352,7 +358,10 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
                 }
             }
             catch (DataAccessException ex) {
-                failure = ex;
+                if (attempt == 1) {
+                    return TRANSFER_REFUSED; // Redis answered with an error before any write: transfer.lua writes in-before-out
+                }
+                failure = ex; // after an unknown outcome: whether an earlier attempt ran is not known
                 break;
             }
         }

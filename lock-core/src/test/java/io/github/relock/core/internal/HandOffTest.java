@@ -35,6 +35,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
 
 import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOperationException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -200,6 +201,34 @@ class HandOffTest {
         pool.submit(() -> client.getLock("owner", owner).unlock()).get(5, TimeUnit.SECONDS);
         assertThat(token).isPositive();
         assertThat(redis.commands().exists("lock:{owner}")).isZero();
+    }
+
+    /** Over maxmemory Redis refuses transfer.lua at its first write; a plain release (a delete) still goes through. */
+    @Test
+    void aRefusedHandOffFallsBackToAPlainRelease() throws Exception {
+        ReentrantDistributedLock held = client.getLock("full");
+        held.lock();
+        Thread waiter = start(() -> {
+            ReentrantDistributedLock lock = client.getLock("full");
+            try {
+                lock.lock();
+                lock.unlock();
+            }
+            catch (LockOperationException refusedToo) {
+                // its own acquire is refused while Redis is full
+            }
+        });
+        awaitAsleep(waiter);
+        redis.commands().configSet("maxmemory", "1");
+        try {
+            held.unlock();
+            assertThat(redis.commands().exists("lock:{full}")).isZero();
+        }
+        finally {
+            redis.commands().configSet("maxmemory", "0");
+        }
+        waiter.join(10_000);
+        assertThat(waiter.isAlive()).isFalse();
     }
 
     /** Control: a transfer without its checks, sent twice, moves twice (new token) and counts the new owner twice. */
