@@ -165,8 +165,8 @@ public final class LockCommands {
     public long transfer(LockKeys keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
             boolean othersFirst) {
         int mode = othersFirst ? (cluster ? 2 : 1) : 0;
-        Long token = run(c -> eval(c, LuaScript.TRANSFER, 2, bytes(keys.lock()), bytes(keys.fence()), bytes(ownerId),
-                bytes(fencingToken), bytes(newOwner), bytes(leaseMillis), bytes(keys.channel()), bytes(mode)));
+        Long token = run(c -> eval(c, LuaScript.TRANSFER, 2, keys.lockBytes(), keys.fenceBytes(), bytes(ownerId),
+                bytes(fencingToken), bytes(newOwner), bytes(leaseMillis), keys.channelBytes(), bytes(mode)));
         return token;
     }
 
