@@ -155,6 +155,21 @@ public final class LockCommands {
         return left;
     }
 
+    /**
+     * Moves the caller's last hold to {@code newOwner} with a new fencing token and {@code leaseMillis}, in
+     * one step; with {@code othersFirst}, frees and announces it instead when another client may wait
+     * (always on a cluster, where a node does not see every subscriber). Safe to send again.
+     *
+     * @return the new owner's fencing token, 0 if freed instead, -1 if the caller no longer holds this hold
+     */
+    public long transfer(LockKeys keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
+            boolean othersFirst) {
+        int mode = othersFirst ? (cluster ? 2 : 1) : 0;
+        Long token = run(c -> eval(c, LuaScript.TRANSFER, 2, keys.lockBytes(), keys.fenceBytes(), bytes(ownerId),
+                bytes(fencingToken), bytes(newOwner), bytes(leaseMillis), keys.channelBytes(), bytes(mode)));
+        return token;
+    }
+
     public boolean forceUnlock(LockKeys keys) {
         Long deleted = run(c -> eval(c, LuaScript.FORCE_UNLOCK, 2, keys.lockBytes(), keys.fenceBytes(),
                 keys.channelBytes()));

@@ -26,6 +26,8 @@ public final class LuaScript<T> implements RedisScript<T> {
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
+    /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
+    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class);
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
     public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class);
 

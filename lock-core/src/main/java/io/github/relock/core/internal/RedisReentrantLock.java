@@ -3,6 +3,7 @@ package io.github.relock.core.internal;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -22,6 +23,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     /** Attempts for one release whose outcome the network left unknown; they can never count twice. */
     private static final int RELEASE_ATTEMPTS = 3;
     private static final long RELEASE_RETRY_PAUSE_MILLIS = 50;
+    /** transfer.lua answered with an error on the first try, so it changed nothing. */
+    private static final long TRANSFER_REFUSED = -2;
     /** How often to look again when the holder set no lease (a key written by something else). */
     private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -95,38 +98,46 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             throw new InterruptedException("Interrupted before waiting for lock '" + keys.name() + "'");
         }
         String owner = ownerId();
-        AcquireReply reply = attempt(owner, leaseMillis, watchdog);
-        if (reply.acquired() || waitNanos == 0) {
-            return reply.acquired();
-        }
         long deadline = System.nanoTime() + waitNanos;
         boolean interrupted = false;
-        ReleaseWaiter joined;
         try {
-            joined = context.subscriptions().join(keys.channel());
-        }
-        catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
-                    + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
-        }
-        try (ReleaseWaiter waiter = joined) {
-            while (true) {
-                // armed before the attempt: a release announced from here on wakes the sleep below
-                waiter.arm();
-                reply = attempt(owner, leaseMillis, watchdog);
-                if (reply.acquired()) {
-                    waiter.arm(); // the wake-up, if any, was used
-                    return true;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                if (waiter.await(Math.min(left, untilLeaseEnds(reply.value())))) {
-                    if (interruptible) {
-                        throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");
+            if (waitNanos > 0 && stepBack(deadline)) {
+                interrupted = interruptedWhileWaiting(interruptible);
+            }
+            AcquireReply reply = attempt(owner, leaseMillis, watchdog);
+            if (reply.acquired() || waitNanos == 0) {
+                return reply.acquired();
+            }
+            try (ReleaseWaiter waiter = join(new ReleaseWaiter.Candidate(owner, ownerThread(), leaseMillis, watchdog))) {
+                // behind other local waiters, a release since the attempt above woke one of them or went to one
+                boolean attemptNow = !waiter.behindOthers();
+                while (true) {
+                    if (attemptNow) {
+                        // armed before the attempt: a release announced from here on wakes the sleep below
+                        waiter.arm();
+                        reply = attempt(owner, leaseMillis, watchdog);
+                        if (reply.acquired()) {
+                            waiter.arm(); // the wake-up, if any, was used
+                            return true;
+                        }
                     }
-                    interrupted = true;
+                    attemptNow = true;
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    boolean interruptedNow = sleep(waiter, Math.min(left, untilLeaseEnds(reply.value())));
+                    if (waiter.takeGrant()) {
+                        waiter.arm();
+                        if (interruptedNow && interruptible) {
+                            throw giveBackUnwanted(owner);
+                        }
+                        interrupted |= interruptedNow;
+                        return true;
+                    }
+                    if (interruptedNow || stepBack(deadline)) {
+                        interrupted = interruptedWhileWaiting(interruptible);
+                    }
                 }
             }
         }
@@ -135,6 +146,79 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private ReleaseWaiter join(ReleaseWaiter.Candidate candidate) {
+        try {
+            // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
+            return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate);
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
+                    + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
+        }
+    }
+
+    private boolean interruptedWhileWaiting(boolean interruptible) throws InterruptedException {
+        if (interruptible) {
+            throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");
+        }
+        return true;
+    }
+
+    /** Sleeps in the waiter; a hand-off granted just as the client closed is given back, not left to its lease. */
+    private boolean sleep(ReleaseWaiter waiter, long nanos) {
+        try {
+            return waiter.await(nanos);
+        }
+        catch (RuntimeException ex) {
+            if (waiter.takeGrant()) {
+                Hold granted = context.holds().get(keys, ownerId());
+                if (granted != null) {
+                    context.holds().remove(granted);
+                    try {
+                        release(granted, 1);
+                    }
+                    catch (RuntimeException releaseFailure) {
+                        ex.addSuppressed(releaseFailure);
+                    }
+                }
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * While this client steps back after freeing the lock for another client, leaves it alone until the
+     * step-back ends (or the deadline). True if an interrupt cut the pause short (status cleared).
+     */
+    private boolean stepBack(long deadline) {
+        while (true) {
+            long pause = Math.min(context.subscriptions().stepBackNanos(keys.channel()), deadline - System.nanoTime());
+            if (pause <= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(this, pause);
+            if (Thread.interrupted()) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * An interruptible wait that was interrupted just as a hand-off made this thread the owner: the
+     * interrupt wins, and the hold goes on (to the next local waiter or to everyone) before it is reported.
+     */
+    private InterruptedException giveBackUnwanted(String owner) {
+        InterruptedException interrupted = new InterruptedException("Interrupted while waiting for lock '"
+                + keys.name() + "'; the lock handed over at that moment was passed on");
+        try {
+            unlock();
+        }
+        catch (RuntimeException ex) {
+            interrupted.addSuppressed(ex);
+        }
+        return interrupted;
     }
 
     private static long untilLeaseEnds(long pttlMillis) {
@@ -203,7 +287,10 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         int before = hold.count();
         if (before == 1) {
-            context.holds().remove(hold); // stops renewal before the release runs
+            context.holds().remove(hold); // stops renewal before the release (or the hand-off) runs
+            if (handOff(hold)) {
+                return;
+            }
         }
         long left = release(hold, before);
         if (left < 0) {
@@ -213,6 +300,73 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         if (left > 0) {
             hold.count((int) left);
         }
+    }
+
+    /**
+     * Gives the last hold straight to a thread of this client asleep on the lock: one script call, no
+     * announcement, and the other clients' waiters are not woken for nothing. Once the streak is used up
+     * the same call frees the lock instead if another client waits, and this client steps back. False if
+     * nobody here was asleep: release as usual.
+     */
+    private boolean handOff(Hold hold) {
+        ReleaseWaiter next = context.subscriptions().reserveSleeper(keys.channel());
+        if (next == null) {
+            return false;
+        }
+        ReleaseWaiter.Candidate to = java.util.Objects.requireNonNull(next.candidate());
+        HandOffStreak streak = next.streak();
+        long now = System.nanoTime();
+        long token;
+        try {
+            token = transfer(hold, to, streak.usedUp(now));
+        }
+        catch (RuntimeException ex) {
+            next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
+            throw ex;
+        }
+        if (token == TRANSFER_REFUSED) {
+            next.decline();
+            return false; // nothing changed (e.g. over maxmemory, where a plain release still works): release
+        }
+        if (token < 0) {
+            next.decline();
+            throw lost();
+        }
+        if (token == 0) {
+            streak.freedForOthers(now);
+            next.decline(); // it looks again once the step-back is over
+            return true;
+        }
+        // registered (and renewed, without a lease of its own) before the new owner wakes
+        context.holds().put(new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis()));
+        streak.handedOff(now);
+        next.grant();
+        return true;
+    }
+
+    private long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst) {
+        DataAccessException failure = null;
+        for (int attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+            try {
+                return Interrupts.uninterruptibly(() -> context.commands().transfer(keys, hold.ownerId(),
+                        hold.fencingToken(), to.ownerId(), to.leaseMillis(), othersFirst));
+            }
+            catch (RedisConnectionFailureException | QueryTimeoutException ex) {
+                failure = ex; // outcome unknown: transfer.lua recognises a hand-off that already ran
+                if (!pause(RELEASE_RETRY_PAUSE_MILLIS * attempt)) {
+                    break;
+                }
+            }
+            catch (DataAccessException ex) {
+                if (attempt == 1) {
+                    return TRANSFER_REFUSED; // Redis answered with an error before any write: transfer.lua writes in-before-out
+                }
+                failure = ex; // after an unknown outcome: whether an earlier attempt ran is not known
+                break;
+            }
+        }
+        throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name() + "': "
+                + RedisFailures.describe(failure) + "; the lock is freed when its lease ends", failure);
     }
 
     private long release(Hold hold, int before) {

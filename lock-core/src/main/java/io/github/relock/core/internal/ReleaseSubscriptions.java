@@ -40,6 +40,7 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
         final String name;
         final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
         int members; // guarded by ReleaseSubscriptions.lifecycle
+        final HandOffStreak streak = new HandOffStreak();
 
         Channel(String name) {
             this.name = name;
@@ -82,6 +83,14 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
      * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
      */
     public ReleaseWaiter join(String channelName) {
+        return join(channelName, null);
+    }
+
+    /**
+     * As {@link #join(String)}, for a waiter a local releaser may hand the lock to, as {@code candidate};
+     * null: never hand it over.
+     */
+    public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate) {
         synchronized (lifecycle) {
             ensureOpen();
             Channel channel = channels.get(channelName);
@@ -102,11 +111,38 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
                 channel = new Channel(channelName);
                 channels.put(channelName, channel);
             }
+            ReleaseWaiter waiter = new ReleaseWaiter(this, channel, candidate, channel.members > 0);
             channel.members++;
-            ReleaseWaiter waiter = new ReleaseWaiter(this, channel);
             channel.waiters.add(waiter);
             return waiter;
         }
+    }
+
+    /**
+     * A local thread asleep on this lock, reserved for a hand-off ({@link ReleaseWaiter#offer()}), or
+     * null if there is none. The caller then grants or declines it.
+     */
+    public @Nullable ReleaseWaiter reserveSleeper(String channelName) {
+        Channel channel = channels.get(channelName);
+        if (channel == null) {
+            return null;
+        }
+        for (ReleaseWaiter waiter : channel.waiters) {
+            if (waiter.offer()) {
+                return waiter;
+            }
+        }
+        channel.streak.reset();
+        return null;
+    }
+
+    /**
+     * How long this client's threads should leave the lock alone because a hand-off just freed it for
+     * another client (0 almost always).
+     */
+    public long stepBackNanos(String channelName) {
+        Channel channel = channels.get(channelName);
+        return channel == null ? 0 : channel.streak.stepBackNanos(System.nanoTime());
     }
 
     void leave(ReleaseWaiter waiter, Channel channel, boolean unusedWakeUp) {
@@ -125,7 +161,8 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
     @Override
     public void onMessage(Message message, byte @Nullable [] pattern) {
         Channel channel = channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-        if (channel != null) {
+        // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on
+        if (channel != null && channel.streak.stepBackNanos(System.nanoTime()) == 0) {
             channel.wakeOne();
         }
     }

@@ -2,22 +2,61 @@ package io.github.relock.core.internal;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thread waiting for one lock's release. The thread {@link #arm() arms} before each attempt, so a
  * release announced between the attempt and {@link #await} is not missed.
+ *
+ * <p>While the thread sleeps in {@link #await}, a thread of the same client that gives back its last
+ * hold of the lock may hand the lock straight to it: it {@link #offer() reserves} the sleeper, moves
+ * the hold in Redis, then either {@link #grant() grants} it (the waiter wakes holding the lock) or
+ * {@link #decline() declines} (the waiter wakes and tries on its own). A reserved waiter does not
+ * leave {@link #await} before one of the two, so a hold is never moved to a thread that has gone.
  */
 public final class ReleaseWaiter implements AutoCloseable {
 
+    /** Who would own the lock if it were handed over: what the hand-off needs to write and to register. */
+    public record Candidate(String ownerId, @Nullable String ownerThread, long leaseMillis, boolean watchdog) {
+    }
+
+    private static final int AWAKE = 0;
+    private static final int SLEEPING = 1;
+    private static final int OFFERED = 2;
+    private static final int GRANTED = 3;
+    /** How often a reserved waiter looks again; the releaser unparks it anyway. */
+    private static final long OFFER_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private final ReleaseSubscriptions subscriptions;
     private final ReleaseSubscriptions.Channel channel;
+    private final @Nullable Candidate candidate;
+    private final boolean behindOthers;
     private final Thread thread = Thread.currentThread();
     private final AtomicBoolean signalled = new AtomicBoolean();
+    private final AtomicInteger state = new AtomicInteger(AWAKE);
 
-    ReleaseWaiter(ReleaseSubscriptions subscriptions, ReleaseSubscriptions.Channel channel) {
+    ReleaseWaiter(ReleaseSubscriptions subscriptions, ReleaseSubscriptions.Channel channel,
+            @Nullable Candidate candidate, boolean behindOthers) {
         this.subscriptions = subscriptions;
         this.channel = channel;
+        this.candidate = candidate;
+        this.behindOthers = behindOthers;
+    }
+
+    /** Whether other local threads already waited for this lock when this one joined. */
+    public boolean behindOthers() {
+        return behindOthers;
+    }
+
+    @Nullable Candidate candidate() {
+        return candidate;
+    }
+
+    HandOffStreak streak() {
+        return channel.streak;
     }
 
     /** Call before each attempt to take the lock. */
@@ -26,26 +65,66 @@ public final class ReleaseWaiter implements AutoCloseable {
     }
 
     /**
-     * Sleeps until a release is announced, {@code nanos} pass, or the thread is interrupted.
+     * Sleeps until a release is announced, {@code nanos} pass, or the thread is interrupted. A hand-off
+     * that reserved this waiter meanwhile is always seen to its end first: {@link #takeGrant()} then
+     * tells whether the lock is now this waiter's.
      *
      * @return true if an interrupt ended the sleep; the interrupt status is then cleared and the
      *         caller decides whether to give up or to restore it later
      */
     public boolean await(long nanos) {
         long deadline = System.nanoTime() + nanos;
-        while (!signalled.get()) {
-            subscriptions.ensureOpen();
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            // capped so that a client closed meanwhile is noticed promptly
-            LockSupport.parkNanos(this, Math.min(left, TimeUnit.SECONDS.toNanos(1)));
-            if (Thread.interrupted()) {
-                return true;
+        boolean interrupted = false;
+        state.set(SLEEPING);
+        try {
+            while (!signalled.get()) {
+                subscriptions.ensureOpen();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                // capped so that a client closed meanwhile is noticed promptly
+                LockSupport.parkNanos(this, Math.min(left, TimeUnit.SECONDS.toNanos(1)));
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    break;
+                }
             }
         }
-        return false;
+        finally {
+            if (!state.compareAndSet(SLEEPING, AWAKE)) {
+                // reserved by a releaser: its one script call decides, and the hold must not land on nobody
+                while (state.get() == OFFERED) {
+                    LockSupport.parkNanos(this, OFFER_POLL_NANOS);
+                    interrupted |= Thread.interrupted();
+                }
+            }
+        }
+        return interrupted;
+    }
+
+    /** After {@link #await}: whether a releaser handed the lock over; its hold is then registered. */
+    public boolean takeGrant() {
+        return state.compareAndSet(GRANTED, AWAKE);
+    }
+
+    /** Releaser side: reserves this waiter for a hand-off; false if it is not asleep or cannot take one. */
+    boolean offer() {
+        return candidate != null && state.compareAndSet(SLEEPING, OFFERED);
+    }
+
+    /** Releaser side: the hold is now this waiter's (and registered). */
+    void grant() {
+        signalled.set(true);
+        state.set(GRANTED);
+        LockSupport.unpark(thread);
+    }
+
+    /** Releaser side: the hand-off did not happen; the waiter wakes and tries on its own. */
+    void decline() {
+        signalled.set(true);
+        state.set(AWAKE);
+        LockSupport.unpark(thread);
     }
 
     /** Wakes this waiter if it is armed; false if it already was woken, so the next one should be. */

@@ -29,6 +29,12 @@ import io.github.relock.test.RedisServerExtension;
  * its threads wait, and the holder releases at once, while Lettuce is still reconnecting: the release
  * announcement reaches nobody. Every waiter must still get the lock within 1 s of the release, although
  * the holder's lease (the waiters' fallback wake-up) has up to 3 s left.
+ *
+ * <p>Waiters run in two layouts: four threads of one client (after the first of them gets the lock, it
+ * goes from thread to thread by local hand-off, without announcements) and one thread in each of four
+ * clients (every pass is a release that must be announced). The control, a release that announces
+ * nothing, uses the second layout: with one client, hand-offs would carry the lock on without any
+ * announcement and the control could not show that the checker notices missing wake-ups.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(240)
@@ -62,15 +68,16 @@ class Scenario06PubSubKilledIT {
         Stats last = new Stats(real.lastWaiterAfterRelease);
         long violations = real.late + real.notAcquired;
         ReliabilityReport.write(new ReliabilityReport.Row("6", "pub/sub connection killed while threads wait",
-                real.trials + " kills, " + WAITERS + " waiters each (holder's lease " + HOLDER_LEASE_MILLIS + " ms, "
-                        + "released right after the kill)",
+                real.trials + " kills, " + WAITERS + " waiters each, half as threads of one client, half in "
+                        + WAITERS + " clients (holder's lease " + HOLDER_LEASE_MILLIS + " ms, released right after the kill)",
                 violations,
                 String.format(Locale.ROOT, "last of %d waiters acquired %d ms (p50) / %d ms (max) after the release "
                         + "(each holds %d ms)", WAITERS, last.percentile(50), last.max(), HOLD_MILLIS),
                 "all waiters acquire within 1 s of the release",
                 violations == 0 && real.trials >= TRIALS,
-                String.format(Locale.ROOT, "release that does not announce itself: %d of %d trials late (last "
-                                + "waiter max %d ms)", control.late, control.trials,
+                String.format(Locale.ROOT, "release that does not announce itself (waiters in %d clients): %d of %d "
+                                + "trials late, %d waiters never acquired (last waiter max %d ms)", WAITERS,
+                        control.late, control.trials, control.notAcquired,
                         new Stats(control.lastWaiterAfterRelease).max()),
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
     }
@@ -78,7 +85,8 @@ class Scenario06PubSubKilledIT {
     @Test
     @Order(1)
     void waitersWakeAfterThePubSubConnectionCameBack() throws Exception {
-        real = run("killed", TRIALS);
+        real = run("killed", TRIALS, 1);
+        run("killed-spread", TRIALS, WAITERS, real);
         assertThat(real.notAcquired).isZero();
         assertThat(real.lastWaiterAfterRelease).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(TARGET_MILLIS));
     }
@@ -87,17 +95,24 @@ class Scenario06PubSubKilledIT {
     @Order(2)
     void checkerCatchesAReleaseThatWakesNobody() throws Exception {
         try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_SILENT)) {
-            control = run("silent", 1);
+            control = run("silent", 1, WAITERS);
         }
-        assertThat(control.late).isPositive();
+        assertThat(control.late + control.notAcquired).isPositive();
     }
 
-    private Outcome run(String prefix, int trials) throws Exception {
-        Outcome outcome = new Outcome();
+    private Outcome run(String prefix, int trials, int waiterClients) throws Exception {
+        return run(prefix, trials, waiterClients, new Outcome());
+    }
+
+    /** Runs trials with the waiters spread over {@code waiterClients} clients, adding to {@code outcome}. */
+    private Outcome run(String prefix, int trials, int waiterClients, Outcome outcome) throws Exception {
         ExecutorService pool = Executors.newCachedThreadPool();
         RedisLockClient holderClient = RedisLockClient.builder(redis.newConnectionFactory())
                 .watchdogTimeout(Duration.ofMillis(HOLDER_LEASE_MILLIS)).build();
-        RedisLockClient waiterClient = RedisLockClient.builder(redis.newConnectionFactory()).build();
+        List<RedisLockClient> waiterClientList = new ArrayList<>();
+        for (int c = 0; c < waiterClients; c++) {
+            waiterClientList.add(RedisLockClient.builder(redis.newConnectionFactory()).build());
+        }
         try {
             for (int trial = 0; trial < trials; trial++) {
                 String name = prefix + "-" + trial;
@@ -106,6 +121,7 @@ class Scenario06PubSubKilledIT {
                 held.lock();
                 List<Future<Long>> waiters = new ArrayList<>();
                 for (int w = 0; w < WAITERS; w++) {
+                    RedisLockClient waiterClient = waiterClientList.get(w % waiterClients);
                     waiters.add(pool.submit(() -> {
                         ReentrantDistributedLock lock = waiterClient.getLock(name);
                         if (!lock.tryLock(10, TimeUnit.SECONDS)) {
@@ -117,7 +133,7 @@ class Scenario06PubSubKilledIT {
                         return acquired;
                     }));
                 }
-                awaitSubscribed("lock:{" + name + "}:released");
+                awaitSubscribed("lock:{" + name + "}:released", waiterClients);
                 Thread.sleep(200); // every waiter is asleep in its wait
                 redis.commands().clientKill(io.lettuce.core.KillArgs.Builder.typePubsub());
                 long releasedAt = System.nanoTime();
@@ -145,14 +161,14 @@ class Scenario06PubSubKilledIT {
         finally {
             pool.shutdownNow();
             holderClient.close();
-            waiterClient.close();
+            waiterClientList.forEach(RedisLockClient::close);
         }
         return outcome;
     }
 
-    private static void awaitSubscribed(String channel) throws InterruptedException {
+    private static void awaitSubscribed(String channel, int subscribers) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (redis.commands().pubsubNumsub(channel).getOrDefault(channel, 0L) == 0) {
+        while (redis.commands().pubsubNumsub(channel).getOrDefault(channel, 0L) < subscribers) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("nobody subscribed to " + channel);
             }
