@@ -48,6 +48,18 @@ final class Interrupts {
         });
     }
 
+    /** Sleeps before a retry; false if interrupted, with the status restored: the caller stops retrying. */
+    static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     static boolean causedByInterrupt(Throwable ex) {
         for (Throwable t = ex; t != null; t = t.getCause()) {
             if (t instanceof InterruptedException) {

@@ -286,7 +286,7 @@ public final class LockCommands {
                 return evalOnce(connection, script, numKeys, keysAndArgs);
             }
             catch (DataAccessException ex) {
-                if (attempt == TRYAGAIN_ATTEMPTS || !hasMessage(ex, "TRYAGAIN") || !pause(TRYAGAIN_PAUSE_MILLIS)) {
+                if (attempt == TRYAGAIN_ATTEMPTS || !hasMessage(ex, "TRYAGAIN") || !Interrupts.sleep(TRYAGAIN_PAUSE_MILLIS)) {
                     throw ex;
                 }
             }
@@ -314,17 +314,6 @@ public final class LockCommands {
             }
         }
         return false;
-    }
-
-    private static boolean pause(long millis) {
-        try {
-            Thread.sleep(millis);
-            return true;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 
     /** Whether the factory is known to give cluster connections (false also when Redis cannot be reached). */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -345,61 +346,41 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     }
 
     private long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst) {
-        DataAccessException failure = null;
-        for (int attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
-            try {
-                return Interrupts.uninterruptibly(() -> context.commands().transfer(keys, hold.ownerId(),
-                        hold.fencingToken(), to.ownerId(), to.leaseMillis(), othersFirst));
-            }
-            catch (RedisConnectionFailureException | QueryTimeoutException ex) {
-                failure = ex; // outcome unknown: transfer.lua recognises a hand-off that already ran
-                if (!pause(RELEASE_RETRY_PAUSE_MILLIS * attempt)) {
-                    break;
-                }
-            }
-            catch (DataAccessException ex) {
-                if (attempt == 1) {
-                    return TRANSFER_REFUSED; // Redis answered with an error before any write: transfer.lua writes in-before-out
-                }
-                failure = ex; // after an unknown outcome: whether an earlier attempt ran is not known
-                break;
-            }
-        }
-        throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name() + "': "
-                + RedisFailures.describe(failure) + "; the lock is freed when its lease ends", failure);
+        // a refusal of the first attempt comes before any write (transfer.lua writes in before out)
+        return resend(() -> context.commands().transfer(keys, hold.ownerId(), hold.fencingToken(), to.ownerId(),
+                to.leaseMillis(), othersFirst), TRANSFER_REFUSED);
     }
 
     private long release(Hold hold, int before) {
+        return resend(() -> context.commands().release(keys, hold.ownerBytes(), hold.tokenBytes(), before), null);
+    }
+
+    /**
+     * Sends a release or a transfer, again after an unknown outcome: both scripts recognise a repeat of
+     * themselves. An error reply to the first attempt returns {@code onFirstRefusal}, if given.
+     */
+    private long resend(Supplier<Long> script, @Nullable Long onFirstRefusal) {
         DataAccessException failure = null;
         for (int attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
             try {
-                return Interrupts.uninterruptibly(
-                        () -> context.commands().release(keys, hold.ownerBytes(), hold.tokenBytes(), before));
+                return Interrupts.uninterruptibly(script);
             }
             catch (RedisConnectionFailureException | QueryTimeoutException ex) {
-                failure = ex; // outcome unknown: the script's hold-count check makes a retry safe
-                if (!pause(RELEASE_RETRY_PAUSE_MILLIS * attempt)) {
+                failure = ex; // outcome unknown: sending it again is safe
+                if (!Interrupts.sleep(RELEASE_RETRY_PAUSE_MILLIS * attempt)) {
                     break;
                 }
             }
             catch (DataAccessException ex) {
-                failure = ex;
+                if (attempt == 1 && onFirstRefusal != null) {
+                    return onFirstRefusal;
+                }
+                failure = ex; // after an unknown outcome, whether an earlier attempt ran is not known
                 break;
             }
         }
         throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name() + "': "
                 + RedisFailures.describe(failure) + "; the lock is freed when its lease ends", failure);
-    }
-
-    private static boolean pause(long millis) {
-        try {
-            Thread.sleep(millis);
-            return true;
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 
     private LockLostException lost() {
