@@ -59,39 +59,40 @@ class RelockHealthIndicatorTest {
 
     @Test
     void downWhenRedisAnswersButRefusesWritesForWantOfMemory() {
+        downWhileBootSaysUp("maxmemory reached", () -> redis.commands().configSet("maxmemory", "1"),
+                () -> redis.commands().configSet("maxmemory", "0"), "OOM command not allowed");
+    }
+
+    @Test
+    void downWhenConnectedToAReadOnlyReplica() {
+        // a replica of a primary that is not there: it answers PING and reads, and refuses every write
+        downWhileBootSaysUp("read-only replica", () -> redis.commands().replicaof("127.0.0.1", unusedPort()),
+                () -> redis.commands().replicaofNoOne(), "READONLY");
+    }
+
+    /** With Redis refusing writes: Boot's indicator UP, ours DOWN with Redis' words; UP again once repaired. */
+    private void downWhileBootSaysUp(String situation, ThrowingRunnable breakRedis, Runnable repair,
+            String redisWords) {
         withRedisHealth.run(context -> {
-            redis.commands().configSet("maxmemory", "1");
+            breakRedis.run();
             try {
                 assertThat(redisHealth(context).getStatus()).as("Boot's Redis indicator").isEqualTo(Status.UP);
                 Health health = relockHealth(context);
-                System.out.println("maxmemory reached: " + health);
+                System.out.println(situation + ": " + health);
                 assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-                assertThat(String.valueOf(health.getDetails().get("error"))).contains("Redis refused it: ").contains("OOM command not allowed");
+                assertThat(String.valueOf(health.getDetails().get("error"))).contains("Redis refused it: ")
+                        .contains(redisWords);
             }
             finally {
-                redis.commands().configSet("maxmemory", "0");
+                repair.run();
             }
             assertThat(relockHealth(context).getStatus()).isEqualTo(Status.UP);
         });
     }
 
-    @Test
-    void downWhenConnectedToAReadOnlyReplica() {
-        withRedisHealth.run(context -> {
-            // a replica of a primary that is not there: it answers PING and reads, and refuses every write
-            redis.commands().replicaof("127.0.0.1", unusedPort());
-            try {
-                assertThat(redisHealth(context).getStatus()).as("Boot's Redis indicator").isEqualTo(Status.UP);
-                Health health = relockHealth(context);
-                System.out.println("read-only replica: " + health);
-                assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-                assertThat(String.valueOf(health.getDetails().get("error"))).contains("Redis refused it: ").contains("READONLY");
-            }
-            finally {
-                redis.commands().replicaofNoOne();
-            }
-            assertThat(relockHealth(context).getStatus()).isEqualTo(Status.UP);
-        });
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     @Test
