@@ -160,8 +160,9 @@ public final class RedisSentinelSetup implements AutoCloseable {
     }
 
     /**
-     * Restarts a data node (if it is not running) as a replica of the current primary and waits until it has
-     * synced and every Sentinel sees it as a healthy replica, so that the next failover can promote it.
+     * Restarts a data node (if it is not running) with {@code --replicaof} the current primary, or points a
+     * running one at it. Then waits until it has synced and every Sentinel sees it as a healthy replica, so that
+     * the next failover can promote it.
      */
     public synchronized void restartAsReplica(RedisServer node) {
         if (!dataNodes.contains(node)) {
@@ -171,10 +172,11 @@ public final class RedisSentinelSetup implements AutoCloseable {
         if (node == primary) {
             throw new IllegalArgumentException(node + " is the current primary");
         }
-        if (!node.isRunning()) {
-            node.restart();
+        if (node.isRunning()) {
+            node.call("REPLICAOF", primary.host(), Integer.toString(primary.port()));
+        } else {
+            node.restartAsReplicaOf(primary);
         }
-        node.call("REPLICAOF", primary.host(), Integer.toString(primary.port()));
         awaitReplicaSynced(node, primary);
         Await.untilTrue(FAILOVER_TIMEOUT, "Sentinels to see " + node + " as a healthy replica",
                 () -> sentinels.stream().filter(RedisServer::isRunning).allMatch(s -> healthyReplica(s, node)),

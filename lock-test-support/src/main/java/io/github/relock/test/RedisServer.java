@@ -47,8 +47,9 @@ public final class RedisServer implements AutoCloseable {
 
     private final Path binary;
     private final List<String> userArgs;
-    private final @Nullable String replicaOfHost;
-    private final int replicaOfPort;
+    // mutable: a restart as a replica changes whom the node follows from then on
+    private volatile @Nullable String replicaOfHost;
+    private volatile int replicaOfPort;
     private final @Nullable List<String> sentinelConfig;
     private final boolean clusterBus;
     private final boolean fixedPort;
@@ -183,6 +184,21 @@ public final class RedisServer implements AutoCloseable {
     public synchronized void restart() {
         requireOpen("restart");
         stop();
+        launch(false);
+    }
+
+    /**
+     * {@link #restart()}, but the server comes back with {@code --replicaof primary}, so it never answers as an
+     * empty primary; later restarts keep following {@code primary}. A failed-over old primary rejoins this way.
+     */
+    public synchronized void restartAsReplicaOf(RedisServer primary) {
+        requireOpen("restart");
+        if (primary == this) {
+            throw new IllegalArgumentException(this + " cannot replicate itself");
+        }
+        stop();
+        replicaOfHost = primary.host();
+        replicaOfPort = primary.port();
         launch(false);
     }
 

@@ -76,6 +76,23 @@ class RedisServerTest {
     }
 
     @Test
+    void restartAsReplicaOfComesBackFollowingTheGivenPrimary() {
+        try (RedisServer primary = RedisServer.start(); RedisServer node = RedisServer.start()) {
+            primary.command("SET", "k", "v");
+            node.kill();
+
+            node.restartAsReplicaOf(primary);
+
+            // a replica from its first reply: it never answers as an empty primary
+            assertThat(node.command("ROLE")).startsWith("slave\n127.0.0.1\n" + primary.port());
+            Await.untilTrue(Duration.ofSeconds(10), "the replica to sync", () -> "v".equals(node.command("GET", "k")));
+            node.restart();
+            assertThat(node.command("ROLE")).startsWith("slave"); // later restarts keep following it
+            assertThatThrownBy(() -> node.restartAsReplicaOf(node)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void pauseMakesCommandsTimeOutAndResumeMakesThemAnswer() {
         try (RedisServer redis = RedisServer.start()) {
             LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofMillis(300));
