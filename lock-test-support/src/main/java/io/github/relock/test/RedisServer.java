@@ -192,14 +192,12 @@ public final class RedisServer implements AutoCloseable {
      * empty primary; later restarts keep following {@code primary}. A failed-over old primary rejoins this way.
      */
     public synchronized void restartAsReplicaOf(RedisServer primary) {
-        requireOpen("restart");
         if (primary == this) {
             throw new IllegalArgumentException(this + " cannot replicate itself");
         }
-        stop();
         replicaOfHost = primary.host();
         replicaOfPort = primary.port();
-        launch(false);
+        restart();
     }
 
     /** {@code FLUSHALL} (fails with READONLY on a replica). */
