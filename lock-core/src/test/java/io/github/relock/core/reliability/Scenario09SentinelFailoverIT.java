@@ -45,7 +45,8 @@ class Scenario09SentinelFailoverIT {
     /** 30 (the figure); {@code -Drelock.failovers=N} for a quick manual run, soak: as many as fit. */
     static final int FAILOVERS = Soak.enabled() ? Integer.MAX_VALUE : Integer.getInteger("relock.failovers", 30);
     static final int LOCKS = 3;
-    static final Duration HOLDER_LEASE = Duration.ofSeconds(10);
+    /** Outlasts a failover whose first election fails (about 3 s, then a retry 4 s later), even a third into it. */
+    static final Duration HOLDER_LEASE = Duration.ofSeconds(20);
     /** Short, to keep the replica frozen briefly in lagged trials (far below Sentinel's down-after). */
     static final Duration ACK_TIMEOUT = Duration.ofMillis(100);
 
@@ -69,6 +70,7 @@ class Scenario09SentinelFailoverIT {
         long doubleGrants;
         long bLost;
         long unplannedFailovers;
+        long leaseOutlasted; // healthy trials whose failover outlasted A's acknowledged lease
         long aUnlockFailed;
         final List<Long> failoverMillis = new ArrayList<>();
         final History history = new History();
@@ -91,12 +93,12 @@ class Scenario09SentinelFailoverIT {
                                 + "acquisitions refused, %d acknowledged holds kept B out across a failover, %d granted "
                                 + "to B after A had been told it lost them, %d of B's "
                                 + "holds vanished, %d unplanned failovers (Sentinel failing over on its own, "
-                                + "over both runs); failover "
-                                + "(kill to promotion) p50 %d ms. "
+                                + "over both runs), %d failovers that outlasted A's lease; failover "
+                                + "(kill to promotion) p50 %d / max %d ms. "
                                 + "Without: %d double grants in %d failover(s). %s",
                         withAck.overlaps, withAck.tokenRegressions, withAck.refusedUnacknowledged, withAck.survived,
                         withAck.doubleGrants, withAck.bLost, withAck.unplannedFailovers + withoutAck.unplannedFailovers,
-                        failover.percentile(50), withoutAck.doubleGrants,
+                        withAck.leaseOutlasted, failover.percentile(50), failover.max(), withoutAck.doubleGrants,
                         withoutAck.failovers, acknowledgementCheck + " " + partitionCheck),
                 "a double grant without replica acknowledgement; with minReplicas(1): 0 overlaps over 30 failovers, "
                         + "fencing tokens never go backwards",
@@ -194,10 +196,10 @@ class Scenario09SentinelFailoverIT {
                         + "survived%n", withAck.failovers, withAck.overlaps, withAck.tokenRegressions,
                 withAck.refusedUnacknowledged, withAck.survived);
         assertThat(withAck.failovers).isGreaterThanOrEqualTo(Soak.enabled() ? 30 : FAILOVERS);
-        // an unplanned failover to a node the test had restarted empty loses even acknowledged locks; B may then
-        // take one A held, but only after A was told it lost it
+        // acknowledged locks are lost only to an unplanned failover (to a node restarted empty) or to one that
+        // outlasted the lease; B may then take one A held, but only after A was told it lost it
         assertThat(withAck.overlaps).isZero();
-        assertThat(withAck.doubleGrants).isLessThanOrEqualTo(LOCKS * withAck.unplannedFailovers);
+        assertThat(withAck.doubleGrants).isLessThanOrEqualTo(LOCKS * (withAck.unplannedFailovers + withAck.leaseOutlasted));
         assertThat(withAck.tokenRegressions).isZero();
     }
 
@@ -283,6 +285,9 @@ class Scenario09SentinelFailoverIT {
                 long rejoinMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - rejoinStart);
 
                 // B asks for every lock; A still believes it holds its own
+                if (!lagged && !aHolds.isEmpty() && aLostAt.get() != 0) {
+                    outcome.leaseOutlasted++; // A was told before B asks: B may rightly get those locks
+                }
                 LockOwner bOwner = b.newOwner();
                 List<long[]> bHolds = new ArrayList<>();
                 for (int i = 0; i < LOCKS; i++) {
