@@ -200,7 +200,8 @@ public final class RedisLockClient implements AutoCloseable {
             try {
                 listener.lockLost(event);
             }
-            catch (RuntimeException ex) {
+            catch (Throwable ex) {
+                // one listener's failure, even an Error, must reach neither the others nor the watchdog
                 log.error("LockLostListener {} failed", listener, ex);
             }
         }

@@ -1,6 +1,7 @@
 package io.github.relock.core.internal;
 
 import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,22 +19,26 @@ public final class Hold {
     private final HoldRegistry.Id registryId;
     private final @Nullable String ownerThread;
     private final long fencingToken;
-    private final boolean watchdog;
+    private volatile boolean watchdog;
     private final Instant acquiredAt;
     private volatile int count;
     private volatile long leaseExpiresAtMillis;
+    /** Until when (System.nanoTime) Redis is known to keep this hold: the last confirmed lease, from its sending. */
+    private volatile long confirmedUntilNanos;
     /** With minReplicas: until when (System.nanoTime) replicas are known to keep this hold's lease. */
     private volatile long acknowledgedUntilNanos = Long.MAX_VALUE;
     private volatile boolean lost;
 
+    /** @param sentNanos when the script that granted the lease was sent (System.nanoTime) */
     public Hold(LockKeys keys, String ownerId, @Nullable String ownerThread, long fencingToken, boolean watchdog,
-            int count, long leaseMillis) {
-        this(keys, ownerId, LockCommands.bytes(ownerId), ownerThread, fencingToken, watchdog, count, leaseMillis);
+            int count, long leaseMillis, long sentNanos) {
+        this(keys, ownerId, LockCommands.bytes(ownerId), ownerThread, fencingToken, watchdog, count, leaseMillis,
+                sentNanos);
     }
 
     /** @param ownerBytes {@code ownerId} in UTF-8; kept, never modified */
     Hold(LockKeys keys, String ownerId, byte[] ownerBytes, @Nullable String ownerThread, long fencingToken,
-            boolean watchdog, int count, long leaseMillis) {
+            boolean watchdog, int count, long leaseMillis, long sentNanos) {
         this.keys = keys;
         this.ownerId = ownerId;
         this.ownerBytes = ownerBytes;
@@ -44,7 +49,8 @@ public final class Hold {
         this.watchdog = watchdog;
         this.acquiredAt = Instant.now();
         this.count = count;
-        leaseRenewed(leaseMillis);
+        this.confirmedUntilNanos = sentNanos;
+        leaseRenewed(sentNanos, leaseMillis);
     }
 
     public LockKeys keys() {
@@ -75,9 +81,16 @@ public final class Hold {
         return fencingToken;
     }
 
-    /** Whether the watchdog renews this hold (it was first taken without a lease). */
+    /**
+     * Whether the watchdog renews this hold: it was taken, or re-entered, without a lease. A watchdog
+     * re-entry hands a fixed-lease hold to the watchdog for the rest of the hold.
+     */
     public boolean watchdog() {
         return watchdog;
+    }
+
+    void handToWatchdog() {
+        this.watchdog = true;
     }
 
     public Instant acquiredAt() {
@@ -96,12 +109,20 @@ public final class Hold {
         return Instant.ofEpochMilli(leaseExpiresAtMillis);
     }
 
-    void leaseRenewed(long leaseMillis) {
-        this.leaseExpiresAtMillis = System.currentTimeMillis() + leaseMillis;
+    /**
+     * A script sent at {@code sentNanos} gave the hold a lease of at least {@code leaseMillis}: the scripts
+     * lengthen a lease, never shorten it, so neither does this.
+     */
+    void leaseRenewed(long sentNanos, long leaseMillis) {
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNanos);
+        this.leaseExpiresAtMillis = Math.max(leaseExpiresAtMillis,
+                System.currentTimeMillis() - elapsedMillis + leaseMillis);
+        this.confirmedUntilNanos = Math.max(confirmedUntilNanos, sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
     }
 
-    void leaseAtLeast(long leaseMillis) {
-        this.leaseExpiresAtMillis = Math.max(leaseExpiresAtMillis, System.currentTimeMillis() + leaseMillis);
+    /** Until when (System.nanoTime) Redis is known to keep this hold, unless it was deleted. */
+    long confirmedUntilNanos() {
+        return confirmedUntilNanos;
     }
 
     /**
@@ -109,7 +130,7 @@ public final class Hold {
      * acknowledged keeps it at least until {@code sentNanos + leaseMillis} on any of them.
      */
     void acknowledged(long sentNanos, long leaseMillis) {
-        this.acknowledgedUntilNanos = sentNanos + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        this.acknowledgedUntilNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
     }
 
     long acknowledgedUntilNanos() {

@@ -1,86 +1,129 @@
 package io.github.relock.core.internal;
 
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
 
 /**
  * Keeps the leases of watchdog holds alive: one thread per client renews every such hold every third
  * of the watchdog timeout, in batched script calls. A hold the renewal finds gone is marked lost and
- * reported. Taking a hold out of the {@link HoldRegistry} is what stops its renewal.
+ * reported, and so is a hold whose lease ran out before any renewal got through. Taking a hold out of
+ * the {@link HoldRegistry} is what stops its renewal.
+ *
+ * <p>Nothing ends the renewal thread but {@link #close()}: a round that fails, however it fails, is
+ * logged and tried again sooner than usual.
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
 
+    /** After a failed round the next comes this many times sooner: the lease still has about two rounds. */
+    private static final int RETRY_SPEED_UP = 4;
+    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private final HoldRegistry holds;
     private final LockCommands commands;
     private final long leaseMillis;
+    private final long intervalNanos;
     private final Consumer<Hold> lost;
-    private final ScheduledExecutorService scheduler;
-    private volatile Thread thread;
+    private final Thread thread;
+    private volatile boolean closed;
 
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
             Consumer<Hold> lost) {
         this.holds = holds;
         this.commands = commands;
         this.leaseMillis = leaseMillis;
+        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
         this.lost = lost;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread created = new Thread(task, threadName);
-            created.setDaemon(true);
-            this.thread = created;
-            return created;
-        });
-        long interval = Math.max(1, leaseMillis / 3);
-        scheduler.scheduleWithFixedDelay(this::renewAll, interval, interval, TimeUnit.MILLISECONDS);
+        this.thread = new Thread(this::run, threadName);
+        this.thread.setDaemon(true);
+        this.thread.start();
     }
 
-    /** One renewal round; also callable directly, e.g. by tests. */
-    public void renewAll() {
+    private void run() {
+        long pause = intervalNanos;
+        while (!closed) {
+            LockSupport.parkNanos(this, pause);
+            if (closed) {
+                return;
+            }
+            Thread.interrupted(); // a stray interrupt must not turn the pause into a spin
+            boolean renewed;
+            try {
+                renewed = renewAll();
+            }
+            catch (Throwable ex) {
+                // whatever broke this round, the next one must still run
+                log.error("Lock lease renewal round failed; retrying", ex);
+                renewed = false;
+            }
+            reportExpired();
+            pause = renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP);
+        }
+    }
+
+    /**
+     * One renewal round; also callable directly, e.g. by tests.
+     *
+     * @return whether every batch got an answer from Redis
+     */
+    public boolean renewAll() {
         List<Hold> due = holds.renewable();
         if (due.isEmpty()) {
-            return;
+            return true;
         }
+        boolean answered = true;
         for (List<Hold> batch : commands.renewalBatches(due)) {
-            renew(batch);
+            answered &= renew(batch);
         }
+        return answered;
     }
 
-    private void renew(List<Hold> batch) {
+    private boolean renew(List<Hold> batch) {
         long sent = System.nanoTime();
         LockCommands.Renewal renewal;
         try {
             renewal = commands.renew(batch, leaseMillis);
         }
-        catch (DataAccessException | IllegalStateException ex) {
-            // unknown outcome: try again next round, the lease still has two rounds left
-            log.warn("Could not renew {} lock lease(s); retrying in {} ms: {}", batch.size(), leaseMillis / 3,
-                    ex.getMessage());
+        catch (RuntimeException ex) {
+            // unknown outcome: the next, earlier round tries again, and reportExpired() owns the deadline
+            log.warn("Could not renew {} lock lease(s); retrying: {}", batch.size(), ex.toString());
             reportUnacknowledgedExpiry(batch);
-            return;
+            return false;
         }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
             if (renewal.renewed().get(i)) {
-                hold.leaseRenewed(leaseMillis);
+                hold.leaseRenewed(sent, leaseMillis);
                 if (renewal.acknowledged()) {
                     hold.acknowledged(sent, leaseMillis);
                 }
             }
-            else if (holds.get(hold.keys(), hold.ownerId()) == hold && !hold.lost()) {
+            else if (stillHeld(hold)) {
                 // still registered, so not a release racing this renewal: the lock really is gone
                 reportLost(hold);
             }
         }
         if (!renewal.acknowledged()) {
             reportUnacknowledgedExpiry(batch);
+        }
+        return true;
+    }
+
+    /** Holds whose lease, as last confirmed by Redis, has run out: another owner may have the lock now. */
+    private void reportExpired() {
+        long now = System.nanoTime();
+        for (Hold hold : holds.renewable()) {
+            if (now - hold.confirmedUntilNanos() >= 0 && stillHeld(hold)) {
+                log.warn("Lock '{}': no renewal got through before its lease ended; reporting it lost",
+                        hold.keys().name());
+                reportLost(hold);
+            }
         }
     }
 
@@ -93,12 +136,11 @@ public final class LeaseWatchdog implements AutoCloseable {
         if (!commands.awaitsReplicas()) {
             return;
         }
-        // rounds run with a fixed delay, so the next one ends a renewal interval and a WAIT from now
-        long nextRound = System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3) + commands.replicaAckTimeoutMillis());
+        // the next round ends a renewal interval and a WAIT from now
+        long nextRound = System.nanoTime() + intervalNanos
+                + TimeUnit.MILLISECONDS.toNanos(commands.replicaAckTimeoutMillis());
         for (Hold hold : batch) {
-            if (nextRound - hold.acknowledgedUntilNanos() >= 0 && holds.get(hold.keys(), hold.ownerId()) == hold
-                    && !hold.lost()) {
+            if (nextRound - hold.acknowledgedUntilNanos() >= 0 && stillHeld(hold)) {
                 log.warn("Lock '{}': replicas acknowledged its lease only until now; reporting it lost",
                         hold.keys().name());
                 reportLost(hold);
@@ -106,28 +148,34 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
+    private boolean stillHeld(Hold hold) {
+        return holds.get(hold.keys(), hold.ownerId()) == hold && !hold.lost();
+    }
+
     private void reportLost(Hold hold) {
         hold.markLost();
         lost.accept(hold);
     }
 
-
-    /**
-     * Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended:
-     * the executor reports termination while its last thread is still on its way out.
-     */
+    /** Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended. */
     @Override
     public void close() {
-        scheduler.shutdownNow();
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
-            Thread last = thread;
-            if (last != null && last != Thread.currentThread()) {
-                last.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        closed = true;
+        if (thread == Thread.currentThread()) {
+            return; // closed from a listener: the loop ends when the listener returns
+        }
+        thread.interrupt(); // cuts a renewal that waits on an unreachable Redis short
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.isAlive() && deadline - System.nanoTime() > 0) {
+            try {
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
+            catch (InterruptedException ex) {
+                interrupted = true;
             }
         }
-        catch (InterruptedException ex) {
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
     }

@@ -249,7 +249,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         if (reply.acquired()) {
             if (before == 0) {
                 Hold acquired = new Hold(keys, owner, ownerBytes, ownerThread(), reply.value(), watchdog,
-                        (int) reply.holds(), leaseMillis);
+                        (int) reply.holds(), leaseMillis, sent);
                 if (context.commands().awaitsReplicas()) {
                     acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
                 }
@@ -257,7 +257,11 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             }
             else {
                 hold.count((int) reply.holds());
-                hold.leaseAtLeast(leaseMillis); // the script lengthened the lease, never shortened it
+                // the longest lease asked for wins: the script lengthened the lease, never shortened it
+                hold.leaseRenewed(sent, leaseMillis);
+                if (watchdog) {
+                    hold.handToWatchdog();
+                }
             }
         }
         else if (reply.holdGone()) {
@@ -339,7 +343,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             return true;
         }
         // registered (and renewed, without a lease of its own) before the new owner wakes
-        context.holds().put(new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis()));
+        context.holds().put(new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis(),
+                now));
         streak.handedOff(now);
         next.grant();
         return true;

@@ -1,0 +1,96 @@
+package io.github.relock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.relock.test.RedisServerExtension;
+
+/**
+ * Nothing may end renewal: not a listener that throws an {@link Error}, not a connection factory that
+ * throws something other than a {@code DataAccessException}. And a hold whose lease passed without a
+ * successful renewal is reported lost, even when Redis could not be asked.
+ */
+@Timeout(60)
+class WatchdogFailureTest {
+
+    static final Duration TIMEOUT = Duration.ofMillis(600);
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    final List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+
+    @Test
+    void aListenerThatThrowsAnErrorDoesNotStopRenewal() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(TIMEOUT)
+                .lockLostListener(event -> {
+                    lost.add(event);
+                    throw new AssertionError("a listener bug");
+                })
+                .lockLostListener(lost::add) // the second listener still hears of it
+                .build()) {
+            ReentrantDistributedLock doomed = client.getLock("doomed");
+            ReentrantDistributedLock kept = client.getLock("kept");
+            doomed.lock();
+            kept.lock();
+            redis.commands().del(doomed.getKey());
+            await().atMost(TIMEOUT).until(() -> lost.size() == 2);
+
+            assertKeptAliveFor(kept, TIMEOUT.multipliedBy(4));
+            kept.unlock();
+        }
+    }
+
+    @Test
+    void aConnectionFactoryThatThrowsAPoolExceptionDoesNotStopRenewal() throws Exception {
+        FaultyConnectionFactory factory = new FaultyConnectionFactory(redis.connectionFactory());
+        try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(TIMEOUT)
+                .lockLostListener(lost::add).build()) {
+            ReentrantDistributedLock kept = client.getLock("kept-through-pool-failure");
+            kept.lock();
+            factory.failFor(Duration.ofMillis(250)); // shorter than the two renewal rounds a lease has left
+
+            assertKeptAliveFor(kept, TIMEOUT.multipliedBy(4));
+            assertThat(lost).isEmpty();
+            kept.unlock();
+        }
+    }
+
+    @Test
+    void aLeaseThatPassedWithoutARenewalIsReportedLost() {
+        FaultyConnectionFactory factory = new FaultyConnectionFactory(redis.connectionFactory());
+        try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(TIMEOUT)
+                .lockLostListener(lost::add).build()) {
+            ReentrantDistributedLock lock = client.getLock("unrenewable");
+            lock.lock();
+            long failedAt = System.nanoTime();
+            factory.failFor(TIMEOUT.multipliedBy(3)); // Redis cannot be asked at all while the lease runs out
+
+            await().atMost(TIMEOUT.multipliedBy(2)).until(() -> !lost.isEmpty());
+            long afterMillis = (System.nanoTime() - failedAt) / 1_000_000;
+            System.out.printf("unrenewable lease reported lost %d ms after renewals started failing (lease %d ms)%n",
+                    afterMillis, TIMEOUT.toMillis());
+            assertThat(afterMillis).as("not before the lease could have ended").isGreaterThanOrEqualTo(
+                    TIMEOUT.toMillis() / 3);
+            assertThat(lock.isLost()).isTrue();
+            assertThat(lost.get(0).lockName()).isEqualTo("unrenewable");
+        }
+    }
+
+    private static void assertKeptAliveFor(ReentrantDistributedLock lock, Duration duration) throws InterruptedException {
+        long deadline = System.nanoTime() + duration.toNanos();
+        while (System.nanoTime() < deadline) {
+            assertThat(redis.commands().pttl(lock.getKey())).as("lease of %s", lock.getName()).isPositive();
+            Thread.sleep(50);
+        }
+        assertThat(lock.isLost()).isFalse();
+    }
+}
