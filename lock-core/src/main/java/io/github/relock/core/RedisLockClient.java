@@ -48,11 +48,14 @@ public final class RedisLockClient implements AutoCloseable {
     public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(100);
     /** Longest watchdog timeout: a crashed holder blocks its lock this long at most. */
     public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofDays(1);
+    /** Default {@link Builder#fencingTokenRetention(Duration)}: a week. */
+    public static final Duration DEFAULT_FENCING_TOKEN_RETENTION = Duration.ofDays(7);
 
     private final String keyPrefix;
     private final Duration watchdogTimeout;
     private final int minReplicas;
     private final Duration replicaAckTimeout;
+    private final Duration fencingTokenRetention;
     private final ClientContext context;
     private final LeaseWatchdog watchdog;
     private final List<LockLostListener> lockLostListeners = new CopyOnWriteArrayList<>();
@@ -63,6 +66,7 @@ public final class RedisLockClient implements AutoCloseable {
         this.keyPrefix = builder.keyPrefix;
         this.watchdogTimeout = builder.watchdogTimeout;
         this.minReplicas = builder.minReplicas;
+        this.fencingTokenRetention = builder.fencingTokenRetention;
         this.replicaAckTimeout = builder.replicaAckTimeout != null ? builder.replicaAckTimeout
                 : defaultReplicaAckTimeout(watchdogTimeout);
         if (minReplicas > 0 && replicaAckTimeout.compareTo(watchdogTimeout.dividedBy(3)) >= 0) {
@@ -70,7 +74,8 @@ public final class RedisLockClient implements AutoCloseable {
                     + "renewal interval, watchdogTimeout / 3 (" + watchdogTimeout.dividedBy(3) + ")");
         }
         String clientId = builder.clientId != null ? builder.clientId : UUID.randomUUID().toString();
-        LockCommands commands = new LockCommands(builder.connectionFactory, minReplicas, replicaAckTimeout.toMillis());
+        LockCommands commands = new LockCommands(builder.connectionFactory, minReplicas, replicaAckTimeout.toMillis(),
+                fencingTokenRetention.toMillis());
         HoldRegistry holds = new HoldRegistry();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(builder.connectionFactory,
                 keyPrefix + "__relock_client__:" + clientId);
@@ -159,6 +164,11 @@ public final class RedisLockClient implements AutoCloseable {
         return replicaAckTimeout;
     }
 
+    /** How long a lock's fencing counter is kept after it last changed. See {@link Builder#fencingTokenRetention(Duration)}. */
+    public Duration getFencingTokenRetention() {
+        return fencingTokenRetention;
+    }
+
     /** The default {@link Builder#replicaAckTimeout(Duration)}: a tenth of the watchdog timeout, at most 1 s. */
     static Duration defaultReplicaAckTimeout(Duration watchdogTimeout) {
         Duration tenth = watchdogTimeout.dividedBy(10);
@@ -216,6 +226,7 @@ public final class RedisLockClient implements AutoCloseable {
         private String clientId;
         private int minReplicas;
         private Duration replicaAckTimeout;
+        private Duration fencingTokenRetention = DEFAULT_FENCING_TOKEN_RETENTION;
         private final List<LockLostListener> lockLostListeners = new ArrayList<>();
 
         private Builder(RedisConnectionFactory connectionFactory) {
@@ -305,6 +316,25 @@ public final class RedisLockClient implements AutoCloseable {
                 throw new IllegalArgumentException("replicaAckTimeout must be at least 1 ms, was " + replicaAckTimeout);
             }
             this.replicaAckTimeout = replicaAckTimeout;
+            return this;
+        }
+
+        /**
+         * How long each lock's fencing counter ({@code <key>:fence}, about 100 bytes) is kept in Redis after
+         * it last changed, that is after the lock was last taken or released (default 7 days). Tokens grow
+         * by one per acquisition while the counter is there; once it is gone they start again from the Redis
+         * server's clock (microseconds), which is still larger unless that clock went back by more than
+         * this retention. The cost is memory: one counter per lock name used within the retention.
+         *
+         * @throws IllegalArgumentException if shorter than 1 second or longer than 365 days
+         */
+        public Builder fencingTokenRetention(Duration retention) {
+            if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
+                    || retention.compareTo(Arguments.MAX_LEASE) > 0) {
+                throw new IllegalArgumentException("fencingTokenRetention must be between 1s and "
+                        + Arguments.MAX_LEASE.toDays() + " days, was " + retention);
+            }
+            this.fencingTokenRetention = retention;
             return this;
         }
 

@@ -1,26 +1,35 @@
 -- Take, re-enter or report the holder's remaining lease, in one atomic step.
 -- KEYS[1] lock hash (field = owner id, value = hold count)   KEYS[2] fencing counter
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
+-- ARGV[4] how long the fencing counter is kept after it last changed, in ms
 -- Returns {holds, token}: holds >= 1 acquired (token is 0 on re-entry: the caller keeps its own),
 -- {0, pttl} held by another owner, {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
+--
+-- The counter reads 'token:floor:released': the last token issued; every hold whose token is at least
+-- floor and below token ended in a release (not an expiry); released is 1 once the last one did too.
 local expected = tonumber(ARGV[3])
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+local fence = redis.call('get', KEYS[2])
 
--- the same request already ran (a client library replayed it after a reconnect): do not count it twice
+-- the same request already ran (a client library replayed it after a reconnect): do not count it twice.
+-- Owner ids are unique per client instance, so no other process can match this
+local lease = tonumber(ARGV[2])
 if holds == expected + 1 then
-  return {holds, tonumber(redis.call('get', KEYS[2]) or 0)}
+  -- (also an owner that took its own lock again just as its lease was ending: give it the lease it asks for)
+  if redis.call('pttl', KEYS[1]) < lease then
+    redis.call('pexpire', KEYS[1], lease)
+  end
+  return {holds, tonumber(string.match(fence or '', '^%d+')) or 0}
 end
 if holds ~= expected then
   return {-1, 0}
 end
 
-local lease = tonumber(ARGV[2])
 if holds > 0 then
   holds = redis.call('hincrby', KEYS[1], ARGV[1], 1)
   -- re-entry may lengthen the lease, never shorten what an outer hold asked for
   if redis.call('pttl', KEYS[1]) < lease then
     redis.call('pexpire', KEYS[1], lease)
-    redis.call('pexpire', KEYS[2], lease)
   end
   return {holds, 0}
 end
@@ -29,12 +38,20 @@ if redis.call('exists', KEYS[1]) == 1 then
   return {0, redis.call('pttl', KEYS[1])}
 end
 
--- the clock floor keeps tokens increasing even after the counter key has expired with an old lease
+local last, floor, released = 0, nil, false
+if fence then
+  local t, f, r = string.match(fence, '^(%d+):(%d+):([01])$')
+  last, floor, released = tonumber(t or fence) or 0, f, r == '1'
+end
+-- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4])
 local now = redis.call('time')
-local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]),
-                       tonumber(redis.call('get', KEYS[2]) or 0) + 1)
+local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), last + 1)
+-- %d: a bare Lua number may be written in exponent form and then never equal the token again
+local text = string.format('%d', token)
+if not released then
+  floor = text -- the last hold expired or was force-unlocked: the run of clean releases starts over
+end
 redis.call('hset', KEYS[1], ARGV[1], 1)
 redis.call('pexpire', KEYS[1], lease)
--- %d: a bare Lua number may be written in exponent form and then never equal the token again
-redis.call('set', KEYS[2], string.format('%d', token), 'px', lease)
+redis.call('set', KEYS[2], text .. ':' .. floor .. ':0', 'px', ARGV[4])
 return {1, token}

@@ -1,15 +1,30 @@
 -- Give back one hold, only if it is still the caller's hold, and at most once per request.
--- KEYS[1] lock hash   KEYS[2] fencing counter
--- ARGV[1] owner id   ARGV[2] fencing token of the hold   ARGV[3] holds before this release   ARGV[4] release channel
--- Returns the holds left (0: released and announced), or -1 when the caller does not hold this lock.
-if redis.call('get', KEYS[2]) ~= ARGV[2] then
-  return -1  -- expired, force-unlocked or taken since: not this hold any more
+-- KEYS[1] lock hash   KEYS[2] fencing counter ('token:floor:released', see acquire.lua)
+-- ARGV[1] owner id   ARGV[2] fencing token of the hold   ARGV[3] holds before this release
+-- ARGV[4] release channel   ARGV[5] how long the fencing counter is kept, in ms
+-- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
+local fence = redis.call('get', KEYS[2])
+local current, floor, released = ARGV[2], ARGV[2], '0'
+if fence then
+  local t, f, r = string.match(fence, '^(%d+):(%d+):([01])$')
+  current, floor, released = t or fence, f or fence, r or '0'
 end
+-- (no counter at all: it outlived its retention during a hold longer than that; the hash decides)
 local expected = tonumber(ARGV[3])
+if current ~= ARGV[2] then
+  -- a retried last release that ran before a new owner took the lock: this hold ended in a release
+  local token = tonumber(ARGV[2])
+  if expected == 1 and tonumber(floor) <= token and token < tonumber(current) then
+    return 0
+  end
+  return -1 -- expired, force-unlocked or taken since: not this hold any more
+end
+if released == '1' then
+  return expected == 1 and 0 or -1 -- a retried last release that already ran
+end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
--- a retried release that already ran: never decrement twice. At zero the hash must be gone too,
--- or the caller is not the owner at all but merely knows the current token
-if holds == expected - 1 and (holds > 0 or redis.call('exists', KEYS[1]) == 0) then
+-- a retried release that already ran: never decrement twice
+if holds == expected - 1 and holds > 0 then
   return holds
 end
 if holds ~= expected then
@@ -19,6 +34,6 @@ if holds > 1 then
   return redis.call('hincrby', KEYS[1], ARGV[1], -1)
 end
 redis.call('del', KEYS[1])
--- the counter stays until its own expiry so the next token still sees it
+redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
 redis.call('publish', ARGV[4], ARGV[1])
 return 0

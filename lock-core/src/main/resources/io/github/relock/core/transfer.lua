@@ -1,28 +1,33 @@
 -- Hand the caller's last hold to a waiting owner of the same client, or free the lock for other clients.
--- KEYS[1] lock hash   KEYS[2] fencing counter
+-- KEYS[1] lock hash   KEYS[2] fencing counter ('token:floor:released', see acquire.lua)
 -- ARGV[1] owner id   ARGV[2] its fencing token   ARGV[3] new owner id   ARGV[4] new owner's lease in ms
 -- ARGV[5] release channel   ARGV[6] 0 hand off; 1 free it instead if another client waits; 2 free it anyway
+-- ARGV[7] how long the fencing counter is kept, in ms
 -- Returns the new owner's fencing token (> 0), 0 when freed and announced, -1 when the caller does not hold it.
-local current = redis.call('get', KEYS[2])
+local fence = redis.call('get', KEYS[2])
+local current, floor, released = ARGV[2], ARGV[2], '0'
+if fence then
+  local t, f, r = string.match(fence, '^(%d+):(%d+):([01])$')
+  current, floor, released = t or fence, f or fence, r or '0'
+end
 if current ~= ARGV[2] then
   -- a retried hand-off that already ran: the new owner cannot have moved, it waits for this reply
-  if current and redis.call('hget', KEYS[1], ARGV[3]) == '1' and redis.call('hlen', KEYS[1]) == 1 then
+  if redis.call('hget', KEYS[1], ARGV[3]) == '1' and redis.call('hlen', KEYS[1]) == 1 then
     return tonumber(current)
   end
   return -1  -- expired, force-unlocked or taken since: not this hold any more
 end
-local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
--- a retried free that already ran (or a lease that ended unclaimed), as in release.lua
-if holds == 0 and redis.call('exists', KEYS[1]) == 0 then
-  return 0
+if released == '1' then
+  return 0 -- a retried free that already ran, as in release.lua
 end
-if holds ~= 1 then
+if tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0) ~= 1 then
   return -1  -- only the last hold moves; anything else is not the state the caller knows
 end
 -- the local streak is used up: give other clients their turn, but only if one is subscribed (waiting)
 local free = ARGV[6] == '2' or (ARGV[6] == '1' and redis.call('pubsub', 'numsub', ARGV[5])[2] > 1)
 if free then
   redis.call('del', KEYS[1])
+  redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[7])
   redis.call('publish', ARGV[5], ARGV[1])
   return 0
 end
@@ -31,8 +36,8 @@ end
 redis.call('hset', KEYS[1], ARGV[3], 1)
 redis.call('hdel', KEYS[1], ARGV[1])
 redis.call('pexpire', KEYS[1], ARGV[4])
--- a new holder gets a new, larger token, as on any first acquisition (%d: no exponent form)
+-- a new holder gets a new, larger token, as on any first acquisition; the old hold ended cleanly
 local now = redis.call('time')
 local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), tonumber(current) + 1)
-redis.call('set', KEYS[2], string.format('%d', token), 'px', ARGV[4])
+redis.call('set', KEYS[2], string.format('%d', token) .. ':' .. floor .. ':0', 'px', ARGV[7])
 return token

@@ -1,6 +1,9 @@
 package io.github.relock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.test.RedisServerExtension;
+import io.lettuce.core.SetArgs;
 
 @Timeout(60)
 class FencingTokenTest {
@@ -31,12 +35,11 @@ class FencingTokenTest {
                 tokens.add(lock.fencingToken());
                 lock.unlock();
             }
-            // a lease that runs out, with the counter key gone with it: the clock floor keeps tokens growing
+            // a lease that runs out: the counter outlives it, so the next token still follows the last
             ReentrantDistributedLock leased = clients.get(0).getLock("fenced");
             assertThat(leased.tryLock(0, 50, TimeUnit.MILLISECONDS)).isTrue();
             tokens.add(leased.fencingToken());
             Thread.sleep(120);
-            assertThat(redis.commands().exists("lock:{fenced}:fence")).isZero();
             ReentrantDistributedLock next = clients.get(1).getLock("fenced");
             next.lock();
             tokens.add(next.fencingToken());
@@ -48,5 +51,51 @@ class FencingTokenTest {
         for (int i = 1; i < tokens.size(); i++) {
             assertThat(tokens.get(i)).as("token %d", i).isGreaterThan(tokens.get(i - 1));
         }
+    }
+
+    /**
+     * The counter must not go with the lease: once it is gone, tokens come from the server's clock, and a
+     * node whose clock is behind the one that issued the last token (say, after a failover) would hand
+     * out a smaller one.
+     */
+    @Test
+    void theCounterOutlivesTheLeaseSoAClockBehindCannotTakeTokensBack() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).build();
+                RedisLockClient other = RedisLockClient.builder(redis.newConnectionFactory()).build()) {
+            ReentrantDistributedLock lock = client.getLock("clock-behind");
+            assertThat(lock.tryLock(0, 50, TimeUnit.MILLISECONDS)).isTrue();
+            // the last token came from a primary whose clock ran an hour ahead of this node's
+            long ahead = lock.fencingToken() + TimeUnit.HOURS.toMicros(1);
+            redis.commands().set(lock.getKey() + ":fence", Long.toString(ahead), SetArgs.Builder.keepttl());
+            Thread.sleep(150); // the lease ends unreleased
+            assertThat(lock.isLost()).isTrue();
+
+            ReentrantDistributedLock next = other.getLock("clock-behind");
+            next.lock();
+            assertThat(next.fencingToken()).as("the token after an hour-ahead one").isGreaterThan(ahead);
+            next.unlock();
+        }
+    }
+
+    @Test
+    void theCounterIsKeptForTheConfiguredRetention() {
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory())
+                .fencingTokenRetention(Duration.ofHours(2)).build()) {
+            ReentrantDistributedLock lock = client.getLock("retained");
+            lock.lock();
+            lock.unlock();
+            assertThat(redis.commands().pttl(lock.getKey() + ":fence"))
+                    .isBetween(Duration.ofHours(2).minusMinutes(1).toMillis(), Duration.ofHours(2).toMillis());
+            assertThat(client.getFencingTokenRetention()).isEqualTo(Duration.ofHours(2));
+        }
+    }
+
+    @Test
+    void aRetentionOutsideOneSecondTo365DaysIsRefused() {
+        assertThatThrownBy(() -> RedisLockClient.builder(redis.connectionFactory())
+                .fencingTokenRetention(Duration.ofMillis(999))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fencingTokenRetention");
+        assertThatThrownBy(() -> RedisLockClient.builder(redis.connectionFactory())
+                .fencingTokenRetention(Duration.ofDays(366))).isInstanceOf(IllegalArgumentException.class);
     }
 }

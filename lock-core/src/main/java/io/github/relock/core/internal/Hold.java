@@ -28,6 +28,8 @@ public final class Hold {
     /** With minReplicas: until when (System.nanoTime) replicas are known to keep this hold's lease. */
     private volatile long acknowledgedUntilNanos = Long.MAX_VALUE;
     private volatile boolean lost;
+    private volatile boolean lossSeen;
+    private volatile long lossSeenAtNanos;
 
     /** @param sentNanos when the script that granted the lease was sent (System.nanoTime) */
     public Hold(LockKeys keys, String ownerId, @Nullable String ownerThread, long fencingToken, boolean watchdog,
@@ -120,6 +122,11 @@ public final class Hold {
         this.confirmedUntilNanos = Math.max(confirmedUntilNanos, sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
     }
 
+    /** Whether this hold has a fixed lease (no watchdog) that has run out by the local clock. */
+    public boolean fixedLeaseEnded() {
+        return !watchdog && System.nanoTime() - confirmedUntilNanos >= 0;
+    }
+
     /** Until when (System.nanoTime) Redis is known to keep this hold, unless it was deleted. */
     long confirmedUntilNanos() {
         return confirmedUntilNanos;
@@ -143,5 +150,28 @@ public final class Hold {
 
     void markLost() {
         this.lost = true;
+    }
+
+    /**
+     * The owner asked ({@code isHeldByCurrentThread()}, {@code getHoldCount()}) and learned that the hold is
+     * gone: its next acquisition starts afresh instead of being refused as a re-entry into a lost lock.
+     */
+    void lossSeen(long nowNanos) {
+        this.lost = true;
+        this.lossSeenAtNanos = nowNanos;
+        this.lossSeen = true;
+    }
+
+    boolean lossSeen() {
+        return lossSeen;
+    }
+
+    /**
+     * Whether the registry may forget this hold as of {@code cutoffNanos}: a fixed lease that ended, or a loss
+     * the owner has seen, before then. Kept until then for an {@code unlock()} to report.
+     */
+    boolean forgettableBefore(long cutoffNanos) {
+        return lossSeen ? cutoffNanos - lossSeenAtNanos > 0
+                : !watchdog && !lost && cutoffNanos - confirmedUntilNanos > 0;
     }
 }

@@ -64,6 +64,14 @@ public final class HoldRegistry {
         return due;
     }
 
+    /**
+     * Forgets holds that ended unreleased before {@code cutoffNanos} (System.nanoTime): fixed leases that ran
+     * out (taking a lock with a lease and letting it end is a pattern), and losses their owner has seen.
+     */
+    public void forgetEndedBefore(long cutoffNanos) {
+        holds.values().removeIf(hold -> hold.forgettableBefore(cutoffNanos));
+    }
+
     public Collection<Hold> all() {
         return List.copyOf(holds.values());
     }

@@ -63,6 +63,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 renewed = false;
             }
             reportExpired();
+            holds.forgetEndedBefore(System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(leaseMillis));
             pause = renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP);
         }
     }
@@ -73,7 +74,10 @@ public final class LeaseWatchdog implements AutoCloseable {
      * @return whether every batch got an answer from Redis
      */
     public boolean renewAll() {
+        // a hold a re-entry gave a longer lease than the watchdog's waits until it is shorter: never shortened
+        long soon = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         List<Hold> due = holds.renewable();
+        due.removeIf(hold -> hold.confirmedUntilNanos() - soon > 0);
         if (due.isEmpty()) {
             return true;
         }

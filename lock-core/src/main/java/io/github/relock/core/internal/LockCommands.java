@@ -49,20 +49,28 @@ public final class LockCommands {
     private final boolean cluster;
     private final int minReplicas;
     private final long replicaAckTimeoutMillis;
+    /** How long a fencing counter is kept after it last changed, encoded once. */
+    private final byte[] fenceRetention;
     /** The last lease sent, encoded: nearly every call of a client sends the same (the watchdog lease). */
     private volatile EncodedNumber lastLease = new EncodedNumber(0, SMALL[0]);
 
     public LockCommands(RedisConnectionFactory factory) {
-        this(factory, 0, 0);
+        this(factory, 0, 0, DEFAULT_FENCE_RETENTION_MILLIS);
     }
+
+    /** The default fencing counter retention: 7 days. */
+    public static final long DEFAULT_FENCE_RETENTION_MILLIS = 7L * 24 * 3600 * 1000;
 
     /**
      * @param minReplicas             replicas that must acknowledge an acquisition (0: no WAIT)
      * @param replicaAckTimeoutMillis how long WAIT waits for them
+     * @param fenceRetentionMillis    how long a lock's fencing counter is kept after it last changed
      * @throws IllegalArgumentException if {@code minReplicas > 0} on a Redis Cluster connection
      */
-    public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis) {
+    public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
+            long fenceRetentionMillis) {
         this.factory = factory;
+        this.fenceRetention = bytes(fenceRetentionMillis);
         this.cluster = detectCluster(factory);
         this.minReplicas = minReplicas;
         this.replicaAckTimeoutMillis = replicaAckTimeoutMillis;
@@ -90,7 +98,7 @@ public final class LockCommands {
         return run(c -> {
             // (the caller notes the instant it sent this: a lease acknowledged by replicas runs from there)
             List<Object> result = eval(c, LuaScript.ACQUIRE, 2,
-                    keys.lockBytes(), keys.fenceBytes(), ownerId, lease, bytes(holdsBefore));
+                    keys.lockBytes(), keys.fenceBytes(), ownerId, lease, bytes(holdsBefore), fenceRetention);
             if (result == null) {
                 return null;
             }
@@ -128,7 +136,7 @@ public final class LockCommands {
     private void releaseQuietly(RedisConnection c, LockKeys keys, byte[] ownerId, long token) {
         try {
             eval(c, LuaScript.RELEASE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId, bytes(token), bytes(1),
-                    keys.channelBytes());
+                    keys.channelBytes(), fenceRetention);
         }
         catch (RuntimeException ex) {
             log.warn("Lock '{}': could not give back an unacknowledged acquisition; it frees when its lease ends: {}",
@@ -151,7 +159,7 @@ public final class LockCommands {
     /** {@link #release(LockKeys, String, long, int)} with the owner id and token already encoded. */
     public long release(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
         Long left = run(c -> eval(c, LuaScript.RELEASE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId,
-                fencingToken, bytes(holdsBefore), keys.channelBytes()));
+                fencingToken, bytes(holdsBefore), keys.channelBytes(), fenceRetention));
         return left;
     }
 
@@ -166,7 +174,8 @@ public final class LockCommands {
             boolean othersFirst) {
         int mode = othersFirst ? (cluster ? 2 : 1) : 0;
         Long token = run(c -> eval(c, LuaScript.TRANSFER, 2, keys.lockBytes(), keys.fenceBytes(), bytes(ownerId),
-                bytes(fencingToken), bytes(newOwner), bytes(leaseMillis), keys.channelBytes(), bytes(mode)));
+                bytes(fencingToken), bytes(newOwner), bytes(leaseMillis), keys.channelBytes(), bytes(mode),
+                fenceRetention));
         return token;
     }
 
@@ -197,11 +206,10 @@ public final class LockCommands {
 
     /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. */
     public Renewal renew(List<Hold> holds, long leaseMillis) {
-        byte[][] keysAndArgs = new byte[holds.size() * 3 + 1][];
+        byte[][] keysAndArgs = new byte[holds.size() * 2 + 1][];
         int k = 0;
         for (Hold hold : holds) {
             keysAndArgs[k++] = hold.keys().lockBytes();
-            keysAndArgs[k++] = hold.keys().fenceBytes();
         }
         keysAndArgs[k++] = bytes(leaseMillis);
         for (Hold hold : holds) {
@@ -209,7 +217,7 @@ public final class LockCommands {
         }
         boolean[] acknowledged = {true};
         List<Object> reply = run(c -> {
-            List<Object> result = eval(c, LuaScript.RENEW, holds.size() * 2, keysAndArgs);
+            List<Object> result = eval(c, LuaScript.RENEW, holds.size(), keysAndArgs);
             if (result != null && minReplicas > 0) {
                 long acks = awaitReplicas(c);
                 if (acks < minReplicas) {

@@ -233,7 +233,16 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     /** One acquire round trip; records the hold before returning so renewal can never miss it. */
     private AcquireReply attempt(String owner, long leaseMillis, boolean watchdog) {
         Hold hold = context.holds().get(keys, owner);
-        int before = hold == null || hold.lost() ? 0 : hold.count();
+        if (hold != null && hold.lost() && !hold.lossSeen()) {
+            context.holds().remove(hold); // told once; the next call starts afresh
+            throw lostOnReentry();
+        }
+        if (hold != null && (hold.lost() || hold.fixedLeaseEnded())) {
+            // the owner saw the loss, or the lease ended as asked: this is a new hold, not a re-entry
+            context.holds().remove(hold);
+            hold = null;
+        }
+        int before = hold == null ? 0 : hold.count();
         AcquireReply reply;
         byte[] ownerBytes = ownerBytes(owner);
         long sent = System.nanoTime();
@@ -272,10 +281,14 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
                 throw new IllegalStateException("Redis already records holds of lock '" + keys.name() + "' for owner '"
                         + owner + "' that this client did not take: is another client using the same client id?");
             }
-            throw new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost while " + describeOwner()
-                    + " held it (its lease ran out or it was force-unlocked); re-entry refused");
+            throw lostOnReentry();
         }
         return reply;
+    }
+
+    private LockLostException lostOnReentry() {
+        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost while " + describeOwner()
+                + " held it (its lease ran out or it was force-unlocked); re-entry refused");
     }
 
     @Override
@@ -412,17 +425,26 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public boolean isLost() {
         Hold hold = context.holds().get(keys, ownerId());
-        return hold != null && (hold.lost() || !hold.watchdog() && hold.leaseExpiresAt().isBefore(java.time.Instant.now()));
+        return hold != null && (hold.lost() || hold.fixedLeaseEnded());
     }
 
+    /**
+     * Asks Redis only when this client knows of a hold. A hold Redis no longer has is lost, and the owner
+     * has now seen that: its next acquisition is a new hold, and the record goes after a watchdog timeout,
+     * so that {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind.
+     */
     @Override
     public int getHoldCount() {
         String owner = ownerId();
         Hold hold = context.holds().get(keys, owner);
-        if (hold == null || hold.lost()) {
+        if (hold == null) {
             return 0;
         }
-        return query(() -> context.commands().holdCount(keys, owner));
+        int count = hold.lost() ? 0 : query(() -> context.commands().holdCount(keys, owner));
+        if (count == 0) {
+            hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
+        }
+        return count;
     }
 
     @Override

@@ -49,8 +49,44 @@ class ReplayedCommandsTest {
         long newToken = commands.acquire(KEYS, "c:1", 10_000, 0).value();
         assertThat(newToken).isGreaterThan(oldToken);
 
-        assertThat(commands.release(KEYS, "c:1", oldToken, 1)).as("replay of the old release").isEqualTo(-1);
+        // it did release (and says so), but must not touch the new hold
+        assertThat(commands.release(KEYS, "c:1", oldToken, 1)).as("replay of the old release").isZero();
         assertThat(holds()).isEqualTo("1");
+        assertThat(commands.release(KEYS, "c:1", newToken, 1)).isZero();
+    }
+
+    /**
+     * The reply of a last release is lost and, before the retry, waiters of other clients take and give
+     * back the lock: the retry must still recognise that its release happened.
+     */
+    @Test
+    void aRetriedLastReleaseRecognisesItsOwnSuccessAfterOthersTookTheLock() {
+        long token = commands.acquire(KEYS, "c:1", 10_000, 0).value();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).isZero(); // the reply that got lost
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("retry while another owner holds it").isZero();
+        assertThat(commands.release(KEYS, "d:1", next, 1)).isZero();
+        long third = commands.acquire(KEYS, "e:1", 10_000, 0).value();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("retry two owners later").isZero();
+        assertThat(redis.commands().hget(KEYS.lock(), "e:1")).as("the retry changed nothing").isEqualTo("1");
+        commands.release(KEYS, "e:1", third, 1);
+    }
+
+    @Test
+    void aRetriedReleaseOfAHoldThatExpiredStillReportsTheLoss() throws Exception {
+        long token = commands.acquire(KEYS, "c:1", 50, 0).value();
+        Thread.sleep(120); // expired: another owner may have worked meanwhile, which the owner must learn
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).isEqualTo(-1);
+        assertThat(commands.release(KEYS, "d:1", next, 1)).isZero();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("still lost after a clean release by another").isEqualTo(-1);
+    }
+
+    @Test
+    void anExpiredHoldIsNotReportedAsReleased() throws Exception {
+        long token = commands.acquire(KEYS, "c:1", 50, 0).value();
+        Thread.sleep(120);
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("nobody took it, but the lease ran out").isEqualTo(-1);
     }
 
     @Test
@@ -76,12 +112,11 @@ class ReplayedCommandsTest {
 
     @Test
     void anotherOwnerIsBusyAndLearnsTheRemainingLease() {
-        commands.acquire(KEYS, "c:1", 10_000, 0);
+        long token = commands.acquire(KEYS, "c:1", 10_000, 0).value();
         AcquireReply busy = commands.acquire(KEYS, "c:2", 10_000, 0);
         assertThat(busy.acquired()).isFalse();
         assertThat(busy.holdGone()).isFalse();
         assertThat(busy.value()).isBetween(1L, 10_000L);
-        long token = Long.parseLong(redis.commands().get(KEYS.fence()));
         assertThat(commands.release(KEYS, "c:2", token, 1)).as("not the owner").isEqualTo(-1);
         assertThat(holds()).isEqualTo("1");
     }

@@ -54,7 +54,6 @@ final class BrokenScripts {
                     "local token = 1 or math.max(")); // BROKEN: every holder gets token 1
             case RELEASE_NO_COUNT_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     """
-                    local expected = tonumber(ARGV[3])
                     local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
                     """,
                     """
@@ -65,7 +64,6 @@ final class BrokenScripts {
                     redis.call('del', KEYS[1])
                     redis.call('publish', ARGV[4], ARGV[1])
                     do return 0 end
-                    local expected = tonumber(ARGV[3])
                     local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
                     """));
             case RELEASE_NO_DECREMENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
@@ -79,9 +77,9 @@ final class BrokenScripts {
                     "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"
                             + "local expected = tonumber(ARGV[3])\n"));
             case RENEW_RESURRECTS -> swap(LuaScript.RENEW, replace(LuaScript.RENEW,
-                    "if redis.call('hexists', lock, ARGV[i + 1]) == 1 then",
-                    "redis.call('hsetnx', lock, ARGV[i + 1], 1) -- BROKEN: puts a vanished hold back\n"
-                            + "  if redis.call('hexists', lock, ARGV[i + 1]) == 1 then"));
+                    "if redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1 then",
+                    "redis.call('hsetnx', KEYS[i], ARGV[i + 1], 1) -- BROKEN: puts a vanished hold back\n"
+                            + "  if redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1 then"));
             default -> throw new IllegalArgumentException("unknown breakage " + breakage);
         };
     }
