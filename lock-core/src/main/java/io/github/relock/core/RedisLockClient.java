@@ -73,7 +73,10 @@ public final class RedisLockClient implements AutoCloseable {
             throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be shorter than the "
                     + "renewal interval, watchdogTimeout / 3 (" + watchdogTimeout.dividedBy(3) + ")");
         }
-        String clientId = builder.clientId != null ? builder.clientId : UUID.randomUUID().toString();
+        // random per instance even with a chosen name: a replayed command is recognised by its owner id, so
+        // two live instances (or a restart while the old one's leases run) must never share one
+        String clientId = builder.clientId != null ? builder.clientId + "-" + instanceSuffix()
+                : UUID.randomUUID().toString();
         LockCommands commands = new LockCommands(builder.connectionFactory, minReplicas, replicaAckTimeout.toMillis(),
                 fencingTokenRetention.toMillis());
         HoldRegistry holds = new HoldRegistry();
@@ -84,6 +87,11 @@ public final class RedisLockClient implements AutoCloseable {
         this.lockLostListeners.addAll(builder.lockLostListeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogTimeout.toMillis(),
                 "relock-watchdog-" + clientId, this::reportLost);
+    }
+
+    /** 48 random bits, in hex. */
+    private static String instanceSuffix() {
+        return Long.toHexString(UUID.randomUUID().getLeastSignificantBits() & 0xFFFF_FFFF_FFFFL);
     }
 
     /** Starts a client over a spring-data-redis connection factory (Lettuce recommended). */
@@ -141,7 +149,7 @@ public final class RedisLockClient implements AutoCloseable {
         return held;
     }
 
-    /** The id that starts every owner id of this client. */
+    /** The id that starts every owner id of this client: random, or the configured name and a random suffix. */
     public String getClientId() {
         return context.clientId();
     }
@@ -260,9 +268,10 @@ public final class RedisLockClient implements AutoCloseable {
         }
 
         /**
-         * The id that starts every owner id (default: a random UUID). It must be unique among all clients
-         * that are alive at the same time: two clients sharing one would see each other's threads as the
-         * same owner.
+         * A readable name for this client, such as the host name (default: none, the client id is a random
+         * UUID). The client id becomes this name, a dash and 48 random bits ({@code host1-3fa85f64c2b1}), so
+         * it still differs between two instances given the same name, or between a restarted process and
+         * its predecessor whose leases have not ended yet: they never share an owner.
          */
         public Builder clientId(String clientId) {
             if (clientId == null || clientId.isBlank() || clientId.indexOf(':') >= 0) {

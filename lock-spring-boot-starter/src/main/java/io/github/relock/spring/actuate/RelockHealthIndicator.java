@@ -3,6 +3,7 @@ package io.github.relock.spring.actuate;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -40,7 +41,8 @@ public final class RelockHealthIndicator extends AbstractHealthIndicator impleme
 
     private final RedisLockClient client;
     private final ReentrantDistributedLock probe;
-    private final Object probeMonitor = new Object();
+    /** Not a monitor: the probe talks to Redis while it holds this, and virtual threads must not pin. */
+    private final ReentrantLock probeGuard = new ReentrantLock();
     private final LockLostListener lostCounter = this::lockLost;
     private final AtomicLong locksLost = new AtomicLong();
     private final AtomicReference<@Nullable LockLostEvent> lastLost = new AtomicReference<>();
@@ -65,14 +67,19 @@ public final class RelockHealthIndicator extends AbstractHealthIndicator impleme
         }
         long started = System.nanoTime();
         // checks may overlap (several health groups); one probe at a time keeps the probe's hold count at 1
-        synchronized (this.probeMonitor) {
+        this.probeGuard.lock();
+        try {
             if (!this.probe.tryLock(0, PROBE_LEASE.toMillis(), TimeUnit.MILLISECONDS)) {
-                // only a client with this client id can hold it: two running instances share one id
-                builder.unknown().withDetail("probe", "the probe lock " + this.probe.getKey() + " is held by "
-                        + "another client with client id " + this.client.getClientId() + "; client ids must be unique");
+                // only this client's probe owner ever takes it: an earlier probe could not release it
+                builder.unknown().withDetail("probe", "the probe lock " + this.probe.getKey() + " is still held "
+                        + "by an earlier probe that could not release it; it frees when its "
+                        + PROBE_LEASE.toSeconds() + " s lease ends");
                 return;
             }
             this.probe.unlock();
+        }
+        finally {
+            this.probeGuard.unlock();
         }
         builder.up().withDetail("probe", "took and released " + this.probe.getKey() + " in "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");

@@ -52,8 +52,9 @@ public class RelockProperties implements InitializingBean {
     private int aspectOrder = DistributedLockAdvisor.DEFAULT_ORDER;
 
     /**
-     * Id of this instance's lock client, the first part of every owner id in Redis. Must be unique
-     * among running instances and contain no colon. Empty: a random UUID.
+     * A readable name for this instance's lock client, such as the host name, without colons. The client
+     * id (the first part of every owner id in Redis) is this name, a dash and a random suffix, so two
+     * instances given the same name still never share an owner. Empty: the client id is a random UUID.
      */
     private @Nullable String clientId;
 
@@ -188,7 +189,7 @@ public class RelockProperties implements InitializingBean {
         }
         if (clientId != null && (clientId.isBlank() || clientId.indexOf(':') >= 0)) {
             throw invalid("relock.client-id", "'" + clientId + "'", "it must not be blank or contain ':'",
-                    "Set relock.client-id to a unique id without colons, such as the host name, or remove it to use "
+                    "Set relock.client-id to a name without colons, such as the host name, or remove it to use "
                             + "a random UUID.");
         }
         if (minReplicas < 0) {

@@ -49,11 +49,13 @@ class RelockHealthIndicatorTest {
         runner.withPropertyValues("relock.client-id=node-1").run(context -> {
             Health health = relockHealth(context);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("clientId", "node-1").containsEntry("heldLocks", 0)
+            String clientId = (String) health.getDetails().get("clientId");
+            assertThat(clientId).startsWith("node-1-");
+            assertThat(health.getDetails()).containsEntry("heldLocks", 0)
                     .containsEntry("locksLost", 0L).doesNotContainKey("lastLockLost");
             assertThat((String) health.getDetails().get("probe"))
-                    .startsWith("took and released lock:{relock-health-probe:node-1}");
-            assertThat(redis.commands().exists("lock:{relock-health-probe:node-1}")).isZero();
+                    .startsWith("took and released lock:{relock-health-probe:" + clientId + "}");
+            assertThat(redis.commands().exists("lock:{relock-health-probe:" + clientId + "}")).isZero();
         });
     }
 
