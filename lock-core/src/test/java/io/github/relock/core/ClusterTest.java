@@ -69,6 +69,28 @@ class ClusterTest {
         }
     }
 
+    /**
+     * Braces in a lock name must not move the hash tag: {@code lock:{}evil}} would have an empty tag, so
+     * its fence key would land in another slot and every script fail with CROSSSLOT.
+     */
+    @Test
+    void namesWithBracesKeepEveryKeyInOneSlot() throws Exception {
+        try (RedisLockClient client = RedisLockClient.builder(factory).build();
+                RedisLockClient other = RedisLockClient.builder(otherFactory).build()) {
+            for (String name : List.of("}evil", "}", "{", "{}", "a}b{c", "{order:42}", "%7D", "100%")) {
+                ReentrantDistributedLock lock = client.getLock(name);
+                assertThat(lock.tryLock()).as(name).isTrue();
+                assertThat(other.getLock(name).tryLock()).as("%s is exclusive", name).isFalse();
+                lock.lock();
+                lock.unlock();
+                lock.unlock();
+                assertThat(lock.isLocked()).as(name).isFalse();
+            }
+            assertThat(client.getLock("}").getKey()).as("distinct names, distinct keys")
+                    .isNotEqualTo(client.getLock("%7D").getKey());
+        }
+    }
+
     @Test
     void waitersOnAnotherClientAreWokenByARelease() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();

@@ -35,9 +35,30 @@ public final class LockKeys {
         this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * The keys of lock {@code name}: the name goes in the hash tag with {@code %} and {@code }} escaped
+     * ({@code %25}, {@code %7D}), so the tag is never empty, ends where the name ends (every key of the lock in
+     * one Cluster slot), and two names never share a key.
+     */
     public static LockKeys of(String prefix, String name) {
-        String lock = prefix + "{" + name + "}";
+        String lock = prefix + "{" + hashTag(name) + "}";
         return new LockKeys(name, lock, lock + ":fence", lock + ":released");
+    }
+
+    private static String hashTag(String name) {
+        if (name.indexOf('%') < 0 && name.indexOf('}') < 0) {
+            return name;
+        }
+        StringBuilder tag = new StringBuilder(name.length() + 8);
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            switch (c) {
+                case '%' -> tag.append("%25");
+                case '}' -> tag.append("%7D");
+                default -> tag.append(c);
+            }
+        }
+        return tag.toString();
     }
 
     public String name() {

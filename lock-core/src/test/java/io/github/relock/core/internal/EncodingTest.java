@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /** What the hot path caches must send exactly what encoding per call sent. */
 class EncodingTest {
@@ -17,6 +18,21 @@ class EncodingTest {
         assertThat(new String(keys.fenceBytes(), StandardCharsets.UTF_8)).isEqualTo(keys.fence());
         assertThat(new String(keys.channelBytes(), StandardCharsets.UTF_8)).isEqualTo(keys.channel());
         assertThat(keys).isEqualTo(LockKeys.of("lock:", "bestellung:größe")).isNotEqualTo(LockKeys.of("lock:", "x"));
+    }
+
+    @Test
+    void bracesAndPercentInANameAreEscapedInsideTheHashTag() {
+        assertThat(LockKeys.of("lock:", "}evil").lock()).isEqualTo("lock:{%7Devil}");
+        assertThat(LockKeys.of("lock:", "%7Devil").lock()).isEqualTo("lock:{%257Devil}");
+        assertThat(LockKeys.of("lock:", "{a}").lock()).isEqualTo("lock:{{a%7D}");
+        assertThat(LockKeys.of("lock:", "order:42").lock()).as("ordinary names unchanged").isEqualTo("lock:{order:42}");
+        for (String name : new String[] {"}", "{}", "a}b{c", "%", "}}"}) {
+            LockKeys keys = LockKeys.of("lock:", name);
+            int slot = ClusterSlotHashUtil.calculateSlot(keys.lock());
+            assertThat(ClusterSlotHashUtil.calculateSlot(keys.fence())).as(name).isEqualTo(slot);
+            assertThat(ClusterSlotHashUtil.calculateSlot(keys.channel())).as(name).isEqualTo(slot);
+            assertThat(keys.name()).isEqualTo(name);
+        }
     }
 
     @Test
