@@ -7,6 +7,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -25,6 +26,11 @@ import org.springframework.data.redis.connection.SubscriptionListener;
  * subscribed while at least one local thread waits for that lock and unsubscribed when the last one
  * leaves; a release message wakes one local waiter, not all of them.
  *
+ * <p>Subscribing talks to Redis, so it happens under that channel's own lock only: a slow SUBSCRIBE holds
+ * up waiters of the same lock, never those of other locks, and no thread blocks on a monitor (a virtual
+ * thread waiting here does not pin its carrier). A channel whose last waiter left is unsubscribed before
+ * anyone may subscribe it again, so the two commands never cross on the connection.
+ *
  * <p>An idle anchor channel keeps the connection subscribed between waits, so a wait does not pay for
  * a new connection. It also tells when the connection came back: Lettuce re-subscribes every channel
  * after a reconnect, and a second confirmation of the anchor means releases announced meanwhile may
@@ -39,8 +45,14 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
     static final class Channel {
         final String name;
         final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
-        int members; // guarded by ReleaseSubscriptions.lifecycle
         final HandOffStreak streak = new HandOffStreak();
+        /** Guards the fields below; held while (un)subscribing this channel, and for nothing else. */
+        final ReentrantLock lock = new ReentrantLock();
+        int members;
+        /** The connection generation this channel is subscribed on; 0: not subscribed. */
+        long subscribedOn;
+        /** Unsubscribed after its last waiter left: a joiner must start a new channel. */
+        boolean retired;
 
         Channel(String name) {
             this.name = name;
@@ -64,8 +76,11 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
     private final RedisConnectionFactory factory;
     private final byte[] anchorChannel;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
-    private final Object lifecycle = new Object();
-    private @Nullable RedisConnection connection; // guarded by lifecycle
+    /** Guards opening the connection, which talks to Redis: not a monitor, so virtual threads do not pin. */
+    private final ReentrantLock connectionLock = new ReentrantLock();
+    private volatile @Nullable RedisConnection connection;
+    /** Counts the connections opened: a channel subscribed on an earlier one must be subscribed again. */
+    private volatile long generation;
     /** Confirmations of the anchor subscription on the current connection: more than one means a reconnect. */
     private final AtomicInteger anchorConfirmations = new AtomicInteger();
     private volatile boolean closed;
@@ -91,31 +106,50 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
      * null: never hand it over.
      */
     public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate) {
-        synchronized (lifecycle) {
+        while (true) {
             ensureOpen();
-            Channel channel = channels.get(channelName);
-            if (channel == null) {
-                try {
-                    // subscribing twice to one channel is harmless; a subscription the server made but this
-                    // client never recorded would outlive every waiter
-                    Interrupts.uninterruptibly(() -> subscription().subscribe(bytes(channelName)));
+            Channel channel = channels.computeIfAbsent(channelName, Channel::new);
+            channel.lock.lock();
+            try {
+                if (channel.retired) {
+                    continue; // its last waiter left and unsubscribed it: start a new one
                 }
-                catch (DataAccessException ex) {
-                    throw ex;
+                ensureOpen();
+                Subscription subscription = subscription();
+                if (channel.subscribedOn != generation) {
+                    subscribe(subscription, channel);
                 }
-                catch (RuntimeException ex) {
-                    // the Subscription API passes the driver's own exceptions through
-                    throw new RedisSystemException("Could not subscribe to " + channelName + ": " + ex.getMessage(),
-                            ex);
-                }
-                channel = new Channel(channelName);
-                channels.put(channelName, channel);
+                ReleaseWaiter waiter = new ReleaseWaiter(this, channel, candidate, channel.members > 0);
+                channel.members++;
+                channel.waiters.add(waiter);
+                return waiter;
             }
-            ReleaseWaiter waiter = new ReleaseWaiter(this, channel, candidate, channel.members > 0);
-            channel.members++;
-            channel.waiters.add(waiter);
-            return waiter;
+            finally {
+                channel.lock.unlock();
+            }
         }
+    }
+
+    /** Subscribes under the channel's lock; a channel nobody ever joined is dropped again if that fails. */
+    private void subscribe(Subscription subscription, Channel channel) {
+        long on = generation;
+        try {
+            // subscribing twice to one channel is harmless; a subscription the server made but this
+            // client never recorded would outlive every waiter
+            Interrupts.uninterruptibly(() -> subscription.subscribe(bytes(channel.name)));
+        }
+        catch (RuntimeException ex) {
+            if (channel.members == 0) {
+                channel.retired = true;
+                channels.remove(channel.name, channel);
+            }
+            if (ex instanceof DataAccessException) {
+                throw ex;
+            }
+            // the Subscription API passes the driver's own exceptions through
+            throw new RedisSystemException("Could not subscribe to " + channel.name + ": " + ex.getMessage(), ex);
+        }
+        channel.subscribedOn = on;
     }
 
     /**
@@ -146,12 +180,18 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
     }
 
     void leave(ReleaseWaiter waiter, Channel channel, boolean unusedWakeUp) {
-        synchronized (lifecycle) {
+        channel.lock.lock();
+        try {
             channel.waiters.remove(waiter);
             if (--channel.members == 0) {
-                channels.remove(channel.name);
+                // unsubscribed before it leaves the map: a joiner waits for this lock, then starts a new channel
+                channel.retired = true;
                 unsubscribe(channel.name);
+                channels.remove(channel.name, channel);
             }
+        }
+        finally {
+            channel.lock.unlock();
         }
         if (unusedWakeUp) {
             channel.wakeOne();
@@ -193,32 +233,55 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
     }
 
     private Subscription subscription() {
-        RedisConnection current = connection;
-        if (current != null && current.isSubscribed()) {
-            Subscription subscription = current.getSubscription();
-            if (subscription != null && subscription.isAlive()) {
-                return subscription;
-            }
+        Subscription alive = alive(connection);
+        if (alive != null) {
+            return alive;
         }
-        if (current != null) {
-            closeQuietly(current);
-        }
-        RedisConnection fresh = factory.getConnection();
-        anchorConfirmations.set(0);
+        connectionLock.lock();
         try {
-            // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
-            fresh.subscribe(this, anchorChannel);
+            RedisConnection current = connection;
+            alive = alive(current);
+            if (alive != null) {
+                return alive;
+            }
+            ensureOpen();
+            if (current != null) {
+                closeQuietly(current);
+            }
+            RedisConnection fresh = factory.getConnection();
+            anchorConfirmations.set(0);
+            try {
+                // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
+                fresh.subscribe(this, anchorChannel);
+            }
+            catch (RuntimeException ex) {
+                closeQuietly(fresh);
+                throw ex;
+            }
+            Subscription subscription = fresh.getSubscription();
+            if (subscription == null) {
+                closeQuietly(fresh);
+                throw new IllegalStateException("The Redis driver did not report a subscription; relock needs Lettuce");
+            }
+            generation++; // channels subscribed on the old connection subscribe again on their next join
+            connection = fresh;
+            if (current != null) {
+                // releases announced while there was no connection reached nobody
+                channels.values().forEach(Channel::wakeAll);
+            }
+            return subscription;
         }
-        catch (RuntimeException ex) {
-            closeQuietly(fresh);
-            throw ex;
+        finally {
+            connectionLock.unlock();
         }
-        connection = fresh;
-        Subscription subscription = fresh.getSubscription();
-        if (subscription == null) {
-            throw new IllegalStateException("The Redis driver did not report a subscription; relock needs Lettuce");
+    }
+
+    private static @Nullable Subscription alive(@Nullable RedisConnection connection) {
+        if (connection == null || !connection.isSubscribed()) {
+            return null;
         }
-        return subscription;
+        Subscription subscription = connection.getSubscription();
+        return subscription != null && subscription.isAlive() ? subscription : null;
     }
 
     private void unsubscribe(String channelName) {
@@ -242,12 +305,17 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
         for (Channel channel : channels.values()) {
             channel.waiters.forEach(ReleaseWaiter::wakeForShutdown);
         }
-        synchronized (lifecycle) {
-            if (connection != null) {
-                closeQuietly(connection);
+        connectionLock.lock();
+        try {
+            RedisConnection current = connection;
+            if (current != null) {
+                closeQuietly(current);
                 connection = null;
             }
             channels.clear();
+        }
+        finally {
+            connectionLock.unlock();
         }
     }
 
