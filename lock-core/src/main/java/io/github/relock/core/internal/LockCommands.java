@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.relock.core.internal.ReplicaAcknowledgement.ScriptConnection;
 
 /**
  * Every Redis call the lock makes. Scripts run with EVALSHA on a connection from the factory, falling
@@ -95,19 +96,22 @@ public final class LockCommands {
     /** {@link #acquire(LockKeys, String, long, int)} with the owner id already UTF-8 encoded. */
     public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore) {
         byte[] lease = lease(leaseMillis);
-        return run(c -> {
-            // (the caller notes the instant it sent this: a lease acknowledged by replicas runs from there)
-            List<Object> result = eval(c, LuaScript.ACQUIRE, 2,
-                    keys.lockBytes(), keys.fenceBytes(), ownerId, lease, bytes(holdsBefore), fenceRetention);
-            if (result == null) {
-                return null;
-            }
-            AcquireReply reply = new AcquireReply(asLong(result.get(0)), asLong(result.get(1)));
-            if (minReplicas > 0 && holdsBefore == 0 && reply.acquired() && !acknowledged(c, keys, ownerId, reply)) {
-                return AcquireReply.notAcknowledged();
-            }
-            return reply;
-        });
+        byte[] before = bytes(holdsBefore);
+        if (minReplicas > 0 && holdsBefore == 0) {
+            // a first acquisition WAITs for replicas, on a connection of its own (see ReplicaAcknowledgement)
+            return run(c -> ReplicaAcknowledgement.onOwnConnection(c, own -> {
+                AcquireReply reply = acquireReply(own.eval(LuaScript.ACQUIRE, 2, keys.lockBytes(), keys.fenceBytes(),
+                        ownerId, lease, before, fenceRetention));
+                return reply == null || !reply.acquired() || acknowledged(own, keys, ownerId, reply) ? reply
+                        : AcquireReply.notAcknowledged();
+            }));
+        }
+        return run(c -> acquireReply(eval(c, LuaScript.ACQUIRE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId,
+                lease, before, fenceRetention)));
+    }
+
+    private static @Nullable AcquireReply acquireReply(@Nullable List<Object> result) {
+        return result == null ? null : new AcquireReply(asLong(result.get(0)), asLong(result.get(1)));
     }
 
     /**
@@ -115,10 +119,10 @@ public final class LockCommands {
      * the same connection, so after it in the replication stream) and returns false. A failed WAIT also
      * gives it back, then rethrows.
      */
-    private boolean acknowledged(RedisConnection c, LockKeys keys, byte[] ownerId, AcquireReply reply) {
+    private boolean acknowledged(ScriptConnection c, LockKeys keys, byte[] ownerId, AcquireReply reply) {
         long acks;
         try {
-            acks = awaitReplicas(c);
+            acks = c.awaitReplicas(minReplicas, replicaAckTimeoutMillis);
         }
         catch (RuntimeException ex) {
             releaseQuietly(c, keys, ownerId, reply.value());
@@ -133,22 +137,15 @@ public final class LockCommands {
         return false;
     }
 
-    private void releaseQuietly(RedisConnection c, LockKeys keys, byte[] ownerId, long token) {
+    private void releaseQuietly(ScriptConnection c, LockKeys keys, byte[] ownerId, long token) {
         try {
-            eval(c, LuaScript.RELEASE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId, bytes(token), bytes(1),
+            c.eval(LuaScript.RELEASE, 2, keys.lockBytes(), keys.fenceBytes(), ownerId, bytes(token), bytes(1),
                     keys.channelBytes(), fenceRetention);
         }
         catch (RuntimeException ex) {
             log.warn("Lock '{}': could not give back an unacknowledged acquisition; it frees when its lease ends: {}",
                     keys.name(), ex.getMessage());
         }
-    }
-
-    private long awaitReplicas(RedisConnection c) {
-        if (c instanceof RedisClusterConnection) {
-            throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
-        }
-        return ReplicaAcknowledgement.await(c, minReplicas, replicaAckTimeoutMillis);
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
@@ -216,19 +213,18 @@ public final class LockCommands {
             keysAndArgs[k++] = hold.ownerBytes();
         }
         boolean[] acknowledged = {true};
-        List<Object> reply = run(c -> {
-            List<Object> result = eval(c, LuaScript.RENEW, holds.size(), keysAndArgs);
-            if (result != null && minReplicas > 0) {
-                long acks = awaitReplicas(c);
-                if (acks < minReplicas) {
-                    // still renewed on the primary; a failover now would keep the lease a replica last saw
-                    acknowledged[0] = false;
-                    log.warn("{} of {} replica(s) acknowledged the renewal of {} lock lease(s) within {} ms", acks,
-                            minReplicas, holds.size(), replicaAckTimeoutMillis);
-                }
-            }
-            return result;
-        });
+        List<Object> reply = minReplicas == 0 ? run(c -> eval(c, LuaScript.RENEW, holds.size(), keysAndArgs))
+                : run(c -> ReplicaAcknowledgement.onOwnConnection(c, own -> {
+                    List<Object> result = own.eval(LuaScript.RENEW, holds.size(), keysAndArgs);
+                    long acks = result == null ? minReplicas : own.awaitReplicas(minReplicas, replicaAckTimeoutMillis);
+                    if (acks < minReplicas) {
+                        // still renewed on the primary; a failover now would keep the lease a replica last saw
+                        acknowledged[0] = false;
+                        log.warn("{} of {} replica(s) acknowledged the renewal of {} lock lease(s) within {} ms", acks,
+                                minReplicas, holds.size(), replicaAckTimeoutMillis);
+                    }
+                    return result;
+                }));
         List<Boolean> renewed = new ArrayList<>(reply.size());
         for (Object flag : reply) {
             renewed.add(asLong(flag) == 1L);
@@ -287,7 +283,7 @@ public final class LockCommands {
      * lock hits this for the whole migration): the script did not run, so it is sent again after a
      * pause, for up to {@value #TRYAGAIN_ATTEMPTS} x {@value #TRYAGAIN_PAUSE_MILLIS} ms.
      */
-    private static <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys,
+    static <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys,
             byte[]... keysAndArgs) {
         for (int attempt = 1; ; attempt++) {
             try {
