@@ -48,6 +48,8 @@ public final class RedisLockClient implements AutoCloseable {
     public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(100);
     /** Longest watchdog timeout: a crashed holder blocks its lock this long at most. */
     public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofDays(1);
+    /** Longest lock name, in characters: a longer one is refused with an {@link IllegalArgumentException}. */
+    public static final int MAX_NAME_LENGTH = Arguments.MAX_NAME_LENGTH;
     /** Default {@link Builder#fencingTokenRetention(Duration)}: a week. */
     public static final Duration DEFAULT_FENCING_TOKEN_RETENTION = Duration.ofDays(7);
 
@@ -103,7 +105,7 @@ public final class RedisLockClient implements AutoCloseable {
      * A handle on the lock called {@code name}, owned by whichever thread calls it. Handles are cheap:
      * there is no need to cache them.
      *
-     * @throws IllegalArgumentException if the name is null or blank
+     * @throws IllegalArgumentException if the name is null, blank or longer than {@link #MAX_NAME_LENGTH}
      */
     public ReentrantDistributedLock getLock(String name) {
         checkOpen();

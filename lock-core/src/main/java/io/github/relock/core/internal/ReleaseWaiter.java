@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
 public final class ReleaseWaiter implements AutoCloseable {
 
     /** Who would own the lock if it were handed over: what the hand-off needs to write and to register. */
-    public record Candidate(String ownerId, @Nullable String ownerThread, long leaseMillis, boolean watchdog) {
+    public record Candidate(String ownerId, @Nullable String ownerThread, long leaseMillis, boolean watchdog,
+            long maxHoldNanos) {
     }
 
     private static final int AWAKE = 0;
