@@ -22,9 +22,13 @@ import java.lang.annotation.Target;
  * }</pre>
  *
  * <p>The lock is named {@code name + ":" + key}, so the Redis key of the first example is
- * {@code lock:{OrderService.ship:42}}. A nested annotated call that resolves to the same lock on the
- * same thread re-enters it (hold count 2), even across beans; the lock is freed when the outermost
+ * {@code lock:{com.example.OrderService.ship:42}}. A nested annotated call that resolves to the same lock
+ * on the same thread re-enters it (hold count 2), even across beans; the lock is freed when the outermost
  * call returns.
+ *
+ * <p>A key must name the thing it locks: an expression that evaluates to {@code null}, to a blank string,
+ * to an array or to an object without its own {@code toString()} ({@code Order@75504cef}) fails the call
+ * with {@link InvalidLockKeyException} before the method runs; lock on {@code #order.id} instead.
  *
  * <p>Everything is checked at startup: a malformed expression, an unknown parameter name, a duration
  * that does not parse, a missing fallback method, or an annotation on a method that Spring cannot
@@ -32,8 +36,12 @@ import java.lang.annotation.Target;
  * the bean and the method.
  *
  * <p>Return types: for {@link java.util.concurrent.CompletableFuture} and
- * {@link java.util.concurrent.CompletionStage} the lock is held until the returned future completes.
- * Reactive types ({@code Mono}, {@code Flux}, ...) are refused at startup.
+ * {@link java.util.concurrent.CompletionStage} the lock is held until the method's own future completes.
+ * The caller gets a separate future: cancelling it does not stop the work, so the lock is kept until the
+ * work ends, and a lock lost meanwhile fails it with {@link io.github.relock.core.LockLostException}. Such
+ * a method cannot re-enter a lock that its calling thread holds: it fails at once with an
+ * {@link IllegalStateException} instead of waiting for itself. Reactive types ({@code Mono}, {@code Flux},
+ * ...) and Kotlin {@code suspend} functions are refused at startup.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -57,9 +65,11 @@ public @interface DistributedLock {
 
     /**
      * Logical name of the lock: the first part of the Redis lock name, the tag on observations, and the
-     * entry under {@code relock.locks.<name>} in {@code application.yml} that tunes it. Default: the
-     * simple name of the class that declares the method, a dot, and the method name
-     * ({@code OrderService.ship}).
+     * entry under {@code relock.locks.<name>} in {@code application.yml} that tunes it. It must not contain
+     * {@code ':'}, which separates it from the key. Default: the fully qualified name of the class that
+     * declares the method, a dot, and the method name ({@code com.example.OrderService.ship}; configure it
+     * as {@code relock.locks[com.example.OrderService.ship]}), so that same-named classes in different
+     * packages never share locks.
      */
     String name() default "";
 

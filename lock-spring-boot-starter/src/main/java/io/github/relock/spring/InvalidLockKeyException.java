@@ -3,9 +3,11 @@ package io.github.relock.spring;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lock key expression evaluated to {@code null} or to a blank string for this call (or
- * could not be evaluated at all), so there is no
- * lock to take. The method was not run. A key is never locked as the string {@code "null"}.
+ * A lock key expression gave no usable key for this call, so there is no lock to take: it could not be
+ * evaluated, it evaluated to {@code null} or a blank string, to an object whose {@code toString()} is
+ * Object's identity ({@code Order@75504cef}, a different lock per instance) or to an array, or the lock
+ * name came out longer than {@link io.github.relock.core.RedisLockClient#MAX_NAME_LENGTH}. The method was
+ * not run. A key is never locked as the string {@code "null"}, nor as an identity.
  */
 public class InvalidLockKeyException extends IllegalArgumentException {
 

@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.expression.EvaluationException;
 
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -33,13 +34,18 @@ import io.github.relock.spring.LockNotAcquiredException;
  *
  * <p>Synchronous methods are owned by the calling thread, so a nested call on the same key re-enters.
  * Methods returning a {@code CompletionStage} are owned by a fresh {@link LockOwner} and release when
- * the stage completes, on whichever thread completes it.
+ * the stage completes, on whichever thread completes it. The caller gets a future of its own: cancelling
+ * it does not stop the work (a {@code CompletableFuture} cannot), so the lock stays until the work's
+ * stage completes, and two bodies never run at once. A lock lost meanwhile fails the caller's future
+ * at once with {@link LockLostException}.
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(DistributedLockInterceptor.class);
 
     private final Supplier<RedisLockClient> client;
+    private final LockLossNotifier lossNotifier = new LockLossNotifier();
+    private volatile @Nullable RedisLockClient listenedTo;
     private final Supplier<LockDefinitionRegistry> definitions;
     private final Supplier<LockKeyResolver> keyResolver;
     private final Supplier<@Nullable LockFailureHandler> failureHandler;
@@ -71,20 +77,58 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         List<String> lockNames = lockNames(definition, invocation.getArguments(), target, targetClass);
-        RedisLockClient client = this.client.get();
+        RedisLockClient client = client();
         if (definition.completionStage()) {
+            refuseIfThisThreadHolds(client, lockNames, definition);
             LockOwner owner = client.newOwner();
             List<ReentrantDistributedLock> locks = new ArrayList<>(lockNames.size());
             for (String name : lockNames) {
-                locks.add(client.getLock(name, owner));
+                locks.add(limited(client.getLock(name, owner), definition));
             }
-            return invokeUntilComplete(invocation, definition, new LockGroup(locks), target);
+            return invokeUntilComplete(invocation, definition, new LockGroup(locks), target, owner);
         }
         List<ReentrantDistributedLock> locks = new ArrayList<>(lockNames.size());
         for (String name : lockNames) {
-            locks.add(client.getLock(name));
+            locks.add(limited(client.getLock(name), definition));
         }
         return invokeHeld(invocation, definition, new LockGroup(locks), target);
+    }
+
+    /** The client, which tells this interceptor of lost locks from the first call on. */
+    private RedisLockClient client() {
+        RedisLockClient current = client.get();
+        if (listenedTo != current) {
+            synchronized (lossNotifier) {
+                if (listenedTo != current) {
+                    current.addLockLostListener(lossNotifier);
+                    listenedTo = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    private static ReentrantDistributedLock limited(ReentrantDistributedLock lock, LockDefinition definition) {
+        Duration maxHold = definition.maxHold();
+        return maxHold == null ? lock : lock.withMaxHold(maxHold);
+    }
+
+    /**
+     * An asynchronous call's locks belong to its future, not to the calling thread. If the thread already
+     * holds one (an outer synchronous call), waiting would wait for itself: fail at once instead.
+     */
+    private static void refuseIfThisThreadHolds(RedisLockClient client, List<String> lockNames,
+            LockDefinition definition) {
+        for (String name : lockNames) {
+            // asks Redis only if this client knows of a hold by this thread
+            if (client.getLock(name).isHeldByCurrentThread()) {
+                throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " returns a "
+                        + "CompletionStage, so its lock '" + name + "' is held by the returned future, not by the "
+                        + "calling thread; this thread already holds that lock (an enclosing @DistributedLock call or "
+                        + "lock()), so the call would wait for itself until its wait time ran out. Make the outer "
+                        + "call asynchronous too, or call this method outside the locked section");
+            }
+        }
     }
 
     /** Sorted and without duplicates: the fixed order that keeps two multi-key calls from deadlocking. */
@@ -104,13 +148,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                         + definition.describeMethod() + " could not be evaluated for this call (" + ex.getMessage()
                         + "); the method was not run", ex);
             }
-            String key = value == null ? null : value.toString();
-            if (key == null || key.isBlank()) {
-                throw new InvalidLockKeyException(expression, "Key expression '" + expression + "' of @DistributedLock on "
-                        + definition.describeMethod() + " evaluated to " + (key == null ? "null" : "a blank string")
-                        + " for this call, so there is no lock to take; the method was not run");
-            }
-            names.add(definition.name() + ":" + key);
+            // the name has no ':' (checked at startup), so name and key never run into each other
+            String key = LockKeyValues.text(value, expression, definition);
+            names.add(LockKeyValues.lockName(definition.name() + ":" + key, expression, definition));
         }
         return List.copyOf(names);
     }
@@ -145,7 +185,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     }
 
     private @Nullable Object invokeUntilComplete(MethodInvocation invocation, LockDefinition definition,
-            LockGroup group, Object target) throws Throwable {
+            LockGroup group, Object target, LockOwner owner) throws Throwable {
         LockObserver.Hold hold;
         try {
             hold = acquire(group, definition);
@@ -171,8 +211,14 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
             return null;
         }
         CompletionStage<?> stage = (CompletionStage<?>) result;
+        // the caller gets a future of its own: cancelling or completing it cannot end the work, nor the lock
         CompletableFuture<@Nullable Object> completion = new CompletableFuture<>();
+        lossNotifier.register(owner.id(), event -> completion.completeExceptionally(new LockLostException(
+                event.lockName(), "Lock '" + event.lockName() + "' of " + definition.describeMethod() + " was lost "
+                        + "while its CompletionStage was still running (its lease or maximum hold time ran out); the "
+                        + "work may overlap with another holder's")));
         stage.whenComplete((value, error) -> {
+            lossNotifier.unregister(owner.id());
             Throwable outcome = error;
             try {
                 if (error != null) {
@@ -193,22 +239,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 completion.complete(value);
             }
         });
-        // a caller that cancels what we returned cancels the work, which then releases the lock
-        completion.whenComplete((value, error) -> {
-            if (completion.isCancelled()) {
-                cancel(stage);
-            }
-        });
         return completion;
-    }
-
-    private static void cancel(CompletionStage<?> stage) {
-        try {
-            stage.toCompletableFuture().cancel(true);
-        }
-        catch (UnsupportedOperationException ex) {
-            // a stage that cannot be cancelled releases the lock when it completes on its own
-        }
     }
 
     private LockObserver.Hold acquire(LockGroup group, LockDefinition definition) throws Throwable {

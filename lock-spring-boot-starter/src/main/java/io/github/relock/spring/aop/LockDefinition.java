@@ -17,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  * @param leaseTime       a fixed lease, or {@code null} for the watchdog
  * @param fallback        the fallback method, or {@code null}
  * @param completionStage whether the method returns a {@code CompletionStage}, so the lock is held until it completes
+ * @param maxHold         how long a call may hold its locks at most, or {@code null} for no limit
  */
 public record LockDefinition(Method method, String name, List<String> keyExpressions, Duration waitTime,
-        @Nullable Duration leaseTime, @Nullable LockFallback fallback, boolean completionStage) {
+        @Nullable Duration leaseTime, @Nullable LockFallback fallback, boolean completionStage,
+        @Nullable Duration maxHold) {
 
     public LockDefinition {
         keyExpressions = List.copyOf(keyExpressions);

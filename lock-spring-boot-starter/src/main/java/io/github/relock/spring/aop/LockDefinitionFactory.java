@@ -53,8 +53,14 @@ public final class LockDefinitionFactory {
             DistributedLock annotation) {
         Where where = new Where(beanName, method, targetClass);
         checkProxyable(where);
-        String name = annotation.name().isBlank()
-                ? method.getDeclaringClass().getSimpleName() + "." + method.getName() : annotation.name().strip();
+        String name = annotation.name().isBlank() ? defaultName(method) : annotation.name().strip();
+        if (name.indexOf(':') >= 0) {
+            // name + ":" + key must split one way only: "acct" + "audit:7" and "acct:audit" + "7" would meet
+            throw where.invalid("name '" + name + "' contains ':', which separates the name from the key in the "
+                    + "lock's Redis key, so two different locks could share one",
+                    "Use another separator in the name, such as " + name.replace(':', '.') + ".", null);
+        }
+        checkNotSuspending(where);
         List<String> keyExpressions = keyExpressions(annotation, where);
         for (String expression : keyExpressions) {
             try {
@@ -86,7 +92,31 @@ public final class LockDefinitionFactory {
         }
         boolean completionStage = checkReturnType(where);
         LockFallback fallback = annotation.fallbackMethod().isBlank() ? null : fallback(annotation.fallbackMethod().strip(), where);
-        return new LockDefinition(method, name, keyExpressions, waitTime, leaseTime, fallback, completionStage);
+        return new LockDefinition(method, name, keyExpressions, waitTime, leaseTime, fallback, completionStage,
+                configured.maxHold());
+    }
+
+    /**
+     * The fully qualified class and the method: two classes of the same simple name in different packages
+     * (both {@code OrderService}, say) must not share locks.
+     */
+    static String defaultName(Method method) {
+        return method.getDeclaringClass().getName() + "." + method.getName();
+    }
+
+    /**
+     * A Kotlin suspend function returns as soon as it suspends, and its work goes on after the lock would
+     * have been released. Its compiled form ends with a {@code kotlin.coroutines.Continuation} parameter.
+     */
+    private static void checkNotSuspending(Where where) {
+        Class<?>[] parameters = where.method.getParameterTypes();
+        if (parameters.length > 0
+                && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+            throw where.invalid("is a Kotlin suspend function, which @DistributedLock does not support yet: it "
+                            + "returns when it first suspends, so the lock would be released while its work goes on",
+                    "Make it a regular function that returns a CompletableFuture (for example with future { } from "
+                            + "kotlinx-coroutines-jdk8); the lock is then held until it completes.", null);
+        }
     }
 
     /**

@@ -56,7 +56,8 @@ public final class RelockAutoConfiguration {
             ObjectProvider<LockLostListener> lockLostListeners) {
         RedisLockClient.Builder builder = RedisLockClient.builder(connectionFactory)
                 .keyPrefix(properties.getKeyPrefix())
-                .watchdogTimeout(properties.getWatchdogTimeout());
+                .watchdogTimeout(properties.getWatchdogTimeout())
+                .fencingTokenRetention(properties.getFencingTokenRetention());
         if (properties.getClientId() != null) {
             builder.clientId(properties.getClientId());
         }

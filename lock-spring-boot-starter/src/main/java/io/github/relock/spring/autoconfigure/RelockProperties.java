@@ -24,6 +24,20 @@ public class RelockProperties implements InitializingBean {
     /** Longer leases are almost certainly a unit mistake; the core refuses them too. */
     private static final Duration MAX_LEASE = Duration.ofDays(365);
 
+    /**
+     * How long a @DistributedLock call may hold its lock at most: a call still holding it after that (a
+     * hung method, a future that never completes) loses it, released at the next watchdog round and
+     * reported lost. Empty: no limit.
+     */
+    private @Nullable Duration maxHold;
+
+    /**
+     * How long each lock's fencing counter is kept in Redis after it last changed (about 100 bytes per lock
+     * name). Fencing tokens can only go backwards if the counter is gone and the Redis server's clock went
+     * back by more than this. Between 1s and 365d.
+     */
+    private Duration fencingTokenRetention = RedisLockClient.DEFAULT_FENCING_TOKEN_RETENTION;
+
     /** Whether to auto-configure the lock client and the @DistributedLock aspect. */
     private boolean enabled = true;
 
@@ -146,6 +160,22 @@ public class RelockProperties implements InitializingBean {
         this.replicaAckTimeout = replicaAckTimeout;
     }
 
+    public @Nullable Duration getMaxHold() {
+        return maxHold;
+    }
+
+    public void setMaxHold(@Nullable Duration maxHold) {
+        this.maxHold = maxHold;
+    }
+
+    public Duration getFencingTokenRetention() {
+        return fencingTokenRetention;
+    }
+
+    public void setFencingTokenRetention(Duration fencingTokenRetention) {
+        this.fencingTokenRetention = fencingTokenRetention;
+    }
+
     public Map<String, Lock> getLocks() {
         return locks;
     }
@@ -159,7 +189,8 @@ public class RelockProperties implements InitializingBean {
         Lock lock = locks.get(name);
         Duration wait = lock != null && lock.getWaitTime() != null ? lock.getWaitTime() : waitTime;
         Duration lease = lock != null && lock.getLeaseTime() != null ? lock.getLeaseTime() : leaseTime;
-        return new LockTimings(wait, lease);
+        Duration max = lock != null && lock.getMaxHold() != null ? lock.getMaxHold() : maxHold;
+        return new LockTimings(wait, lease, max);
     }
 
     @Override
@@ -180,6 +211,13 @@ public class RelockProperties implements InitializingBean {
         }
         checkWait("relock.wait-time", waitTime);
         checkLease("relock.lease-time", leaseTime);
+        checkMaxHold("relock.max-hold", maxHold);
+        if (fencingTokenRetention == null || fencingTokenRetention.compareTo(Duration.ofSeconds(1)) < 0
+                || fencingTokenRetention.compareTo(MAX_LEASE) > 0) {
+            throw invalid("relock.fencing-token-retention", String.valueOf(fencingTokenRetention),
+                    "it must be between 1s and 365d",
+                    "Set relock.fencing-token-retention to a duration such as 7d, or remove it to use 7d.");
+        }
         if (watchdogTimeout == null || watchdogTimeout.compareTo(RedisLockClient.MIN_WATCHDOG_TIMEOUT) < 0
                 || watchdogTimeout.compareTo(RedisLockClient.MAX_WATCHDOG_TIMEOUT) > 0) {
             throw invalid("relock.watchdog-timeout", String.valueOf(watchdogTimeout),
@@ -207,6 +245,7 @@ public class RelockProperties implements InitializingBean {
         locks.forEach((name, lock) -> {
             checkWait("relock.locks." + name + ".wait-time", lock.getWaitTime());
             checkLease("relock.locks." + name + ".lease-time", lock.getLeaseTime());
+            checkMaxHold("relock.locks." + name + ".max-hold", lock.getMaxHold());
         });
     }
 
@@ -225,6 +264,13 @@ public class RelockProperties implements InitializingBean {
         }
     }
 
+    private static void checkMaxHold(String property, @Nullable Duration value) {
+        if (value != null && (value.isNegative() || value.isZero() || value.compareTo(MAX_LEASE) > 0)) {
+            throw invalid(property, value.toString(), "a maximum hold time must be between 1ms and 365 days",
+                    "Set " + property + " to a positive duration such as 10m, or remove it for no limit.");
+        }
+    }
+
     private static InvalidLockConfigurationException invalid(String property, String value, String problem,
             String action) {
         return new InvalidLockConfigurationException("Invalid value " + value + " for " + property + ": " + problem
@@ -239,6 +285,17 @@ public class RelockProperties implements InitializingBean {
 
         /** Fixed lease of this lock; empty: relock.lease-time (or the watchdog if that is empty too). */
         private @Nullable Duration leaseTime;
+
+        /** How long a call may hold this lock at most before it is released and reported lost; empty: relock.max-hold. */
+        private @Nullable Duration maxHold;
+
+        public @Nullable Duration getMaxHold() {
+            return maxHold;
+        }
+
+        public void setMaxHold(@Nullable Duration maxHold) {
+            this.maxHold = maxHold;
+        }
 
         public @Nullable Duration getWaitTime() {
             return waitTime;

@@ -2,20 +2,27 @@ package io.github.relock.spring.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Lazy;
 
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.RelockContexts;
@@ -94,14 +101,62 @@ class CompletionStageTest {
         });
     }
 
+    /**
+     * CompletableFuture.cancel completes the future without stopping the work behind it: the lock must
+     * stay until the work really ends, whatever the caller does with the returned future.
+     */
     @Test
-    void cancellingTheResultCancelsTheWorkAndReleases() {
+    void cancellingTheResultNeverLetsTwoBodiesOverlap() {
+        runner.run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            CompletableFuture<String> first = jobs.slow("12", 600);
+            assertThat(first.cancel(true)).isTrue();
+            assertThat(redis.commands().exists("lock:{job:12}")).as("still held while the work runs").isOne();
+            CompletableFuture<String> second = jobs.slow("12", 10);
+            assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("slept 10");
+            assertThat(jobs.overlaps()).as("bodies inside at once").isZero();
+            assertThat(jobs.maxInside()).isOne();
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().exists("lock:{job:12}") == 0);
+        });
+    }
+
+    @Test
+    void theLockOfACancelledResultIsReleasedWhenTheWorkEnds() {
         runner.run(context -> {
             CompletableFuture<String> work = new CompletableFuture<>();
             CompletableFuture<String> result = context.getBean(Jobs.class).run("11", work);
             result.cancel(true);
-            assertThat(work).isCancelled();
+            assertThat(work).as("the work is the method's, not the caller's to stop").isNotDone();
+            assertThat(redis.commands().exists("lock:{job:11}")).isOne();
+            work.complete("finished anyway");
             assertThat(redis.commands().exists("lock:{job:11}")).isZero();
+        });
+    }
+
+    /** A synchronous locked call that calls an asynchronous one on the same lock would wait for itself. */
+    @Test
+    void anAsyncCallInsideASyncCallOnTheSameLockFailsAtOnceAndSaysWhy() {
+        runner.withPropertyValues("relock.wait-time=5s").run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> jobs.syncThenAsync("13")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("job:13").hasMessageContaining("already holds")
+                    .hasMessageContaining("CompletionStage");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).as("not the 5 s wait")
+                    .isLessThan(2_000);
+            assertThat(redis.commands().exists("lock:{job:13}")).isZero();
+        });
+    }
+
+    @Test
+    void aFutureThatNeverCompletesLosesItsLockAfterTheMaximumHoldTime() {
+        runner.withPropertyValues("relock.watchdog-timeout=600ms", "relock.locks.job.max-hold=500ms").run(context -> {
+            CompletableFuture<String> never = new CompletableFuture<>();
+            CompletableFuture<String> result = context.getBean(Jobs.class).run("14", never);
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().exists("lock:{job:14}") == 0);
+            assertThat(result).failsWithin(Duration.ofSeconds(5)).withThrowableThat()
+                    .havingRootCause().isInstanceOf(LockLostException.class).withMessageContaining("job:14");
+            never.complete("too late");
         });
     }
 
@@ -120,6 +175,47 @@ class CompletionStageTest {
         @DistributedLock(name = "job", key = "#id")
         public CompletableFuture<String> failAtOnce(String id) {
             throw new IllegalStateException("no future");
+        }
+
+        private final AtomicInteger inside = new AtomicInteger();
+        private final AtomicInteger maxInside = new AtomicInteger();
+        private final AtomicInteger overlaps = new AtomicInteger();
+
+        public int overlaps() {
+            return overlaps.get();
+        }
+
+        public int maxInside() {
+            return maxInside.get();
+        }
+
+        /** Work on another thread, as an @Async method's: cancelling its future does not stop it. */
+        @DistributedLock(name = "job", key = "#id")
+        public CompletableFuture<String> slow(String id, long millis) {
+            return CompletableFuture.supplyAsync(() -> {
+                int now = inside.incrementAndGet();
+                maxInside.accumulateAndGet(now, Math::max);
+                if (now > 1) {
+                    overlaps.incrementAndGet();
+                }
+                try {
+                    Thread.sleep(millis);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                inside.decrementAndGet();
+                return "slept " + millis;
+            });
+        }
+
+        @Autowired
+        @Lazy
+        Jobs self;
+
+        @DistributedLock(name = "job", key = "#id")
+        public String syncThenAsync(String id) throws Exception {
+            return self.run(id, CompletableFuture.completedFuture("inner")).get();
         }
     }
 }

@@ -96,8 +96,9 @@ class DistributedLockAspectTest {
     }
 
     @Test
-    void theDefaultLockNameIsClassAndMethod() {
-        runner.run(context -> assertThat(context.getBean(Keys.class).byName("abc")).isEqualTo("Keys.byName:abc"));
+    void theDefaultLockNameIsTheQualifiedClassAndMethod() {
+        runner.run(context -> assertThat(context.getBean(Keys.class).byName("abc"))
+                .isEqualTo(Keys.class.getName() + ".byName:abc"));
     }
 
     @Test

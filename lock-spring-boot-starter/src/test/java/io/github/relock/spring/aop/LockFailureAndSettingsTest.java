@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
@@ -140,11 +141,22 @@ class LockFailureAndSettingsTest {
     }
 
     @Test
+    void aMethodThatRunsPastItsMaximumHoldTimeLosesTheLockAndIsTold() {
+        runner.withPropertyValues("relock.watchdog-timeout=600ms", "relock.locks.slow.max-hold=400ms").run(context -> {
+            Payments payments = context.getBean(Payments.class);
+            assertThatThrownBy(() -> payments.slow("1", 1_200)).isInstanceOf(LockLostException.class);
+            assertThat(payments.freedWhileRunning()).as("another instance got the lock while the body still ran")
+                    .isTrue();
+        });
+    }
+
+    @Test
     void defaultNamesWithADotAreConfiguredInBrackets() throws Exception {
-        ReentrantDistributedLock other = elsewhere.getLock("Payments.refund:1");
+        String name = Payments.class.getName() + ".refund";
+        ReentrantDistributedLock other = elsewhere.getLock(name + ":1");
         assertThat(other.tryLock(0, TimeUnit.SECONDS)).isTrue();
         try {
-            runner.withPropertyValues("relock.locks[Payments.refund].wait-time=20ms").run(context ->
+            runner.withPropertyValues("relock.locks[" + name + "].wait-time=20ms").run(context ->
                     assertThatThrownBy(() -> context.getBean(Payments.class).refund("1"))
                             .isInstanceOfSatisfying(LockNotAcquiredException.class,
                                     ex -> assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(20))));
@@ -202,6 +214,26 @@ class LockFailureAndSettingsTest {
         @DistributedLock(name = "payments", key = "#id")
         public HeldLock payAndShowLock(String id) {
             return client.heldLocks().get(0);
+        }
+
+        private volatile boolean freedWhileRunning;
+
+        public boolean freedWhileRunning() {
+            return freedWhileRunning;
+        }
+
+        @DistributedLock(name = "slow", key = "#id")
+        public String slow(String id, long millis) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            while (System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                ReentrantDistributedLock probe = elsewhere.getLock("slow:" + id);
+                if (probe.tryLock()) {
+                    freedWhileRunning = true;
+                    probe.unlock();
+                }
+            }
+            return "done " + id;
         }
 
         @DistributedLock(key = "#id")

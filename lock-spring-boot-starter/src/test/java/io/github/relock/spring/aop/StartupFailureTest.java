@@ -17,6 +17,7 @@ import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.spring.autoconfigure.RelockFailureAnalyzer;
 import io.github.relock.test.RedisServerExtension;
+import kotlin.coroutines.Continuation;
 import reactor.core.publisher.Mono;
 
 /**
@@ -118,6 +119,23 @@ class StartupFailureTest {
     @Test
     void bothKeyAndKeys() {
         failsWith(KeyAndKeys.class, analysis -> assertThat(analysis.getDescription()).contains("both key and keys"));
+    }
+
+    /** {@code name:key} must be unambiguous: name "acct" with key "audit:7" and "acct:audit" with "7" would meet. */
+    @Test
+    void aNameWithTheKeySeparator() {
+        failsWith(ColonInName.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("method ship(String)", "name 'acct:audit'", "':'");
+            assertThat(analysis.getAction()).contains("acct.audit");
+        });
+    }
+
+    @Test
+    void aKotlinSuspendFunction() {
+        failsWith(Suspending.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("method ship(String, Continuation)", "suspend");
+            assertThat(analysis.getAction()).contains("CompletableFuture");
+        });
     }
 
     @Test
@@ -239,6 +257,22 @@ class StartupFailureTest {
 
         @DistributedLock(key = "#id", waitTime = "-1s")
         public void ship(String id) {
+        }
+    }
+
+    public static class ColonInName {
+
+        @DistributedLock(name = "acct:audit", key = "#id")
+        public void ship(String id) {
+        }
+    }
+
+    /** What the Kotlin compiler makes of {@code suspend fun ship(id: String): String}. */
+    public static class Suspending {
+
+        @DistributedLock(key = "#id")
+        public Object ship(String id, Continuation<? super String> continuation) {
+            return id;
         }
     }
 

@@ -1,0 +1,111 @@
+package io.github.relock.spring.aop;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.spring.InvalidLockKeyException;
+
+/**
+ * Turns what a key expression evaluated to into the text of a lock name, refusing every value whose text
+ * would not stand for the thing it names: {@code null}, blank, and objects whose {@code toString()} is
+ * Object's own ({@code Order@75504cef}: a different lock for every instance, so calls would never exclude
+ * each other). Arrays are refused for the same reason.
+ */
+final class LockKeyValues {
+
+    /** Whether a class's toString() is Object's identity string, looked up once per class. */
+    private static final ClassValue<Boolean> IDENTITY_TO_STRING = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            try {
+                return type.getMethod("toString").getDeclaringClass() == Object.class;
+            }
+            catch (NoSuchMethodException ex) {
+                return true; // an interface type: no toString of its own
+            }
+        }
+    };
+
+    private LockKeyValues() {
+    }
+
+    /**
+     * The key text for this call.
+     *
+     * @throws InvalidLockKeyException if the value cannot name a lock; the message says what to write instead
+     */
+    static String text(@Nullable Object value, String expression, LockDefinition definition) {
+        if (value == null) {
+            throw invalid(expression, definition, "evaluated to null for this call, so there is no lock to take");
+        }
+        String problem = identityProblem(value, expression, expression);
+        if (problem != null) {
+            throw invalid(expression, definition, "evaluated to " + problem);
+        }
+        String text = value.toString();
+        if (text == null || text.isBlank()) {
+            throw invalid(expression, definition, "evaluated to a blank string for this call, so there is no lock to take");
+        }
+        return text;
+    }
+
+    /** Checks the composed lock name against the core's limit. */
+    static String lockName(String name, String expression, LockDefinition definition) {
+        if (name.length() > RedisLockClient.MAX_NAME_LENGTH) {
+            throw invalid(expression, definition, "gave a lock name of " + name.length() + " characters; at most "
+                    + RedisLockClient.MAX_NAME_LENGTH + " are allowed. Lock on a shorter key, such as an id");
+        }
+        return name;
+    }
+
+    /**
+     * Why the value's text would be an identity, or null if it is a real value.
+     *
+     * @param property the expression to suggest with {@code .id} appended: the key, or a projection of it
+     */
+    private static @Nullable String identityProblem(Object value, String expression, String property) {
+        Class<?> type = value.getClass();
+        if (type.isArray()) {
+            return "an array (" + type.getComponentType().getName() + "[]), whose toString() is its identity, so "
+                    + "every call would lock a key of its own. Lock on one element, or on all of them with "
+                    + "T(java.util.Arrays).toString(" + expression + ") (or use keys = {...} for several locks)";
+        }
+        if (value instanceof Optional<?> optional) {
+            return optional.isPresent() ? identityProblem(optional.get(), expression, property + ".get()") : null;
+        }
+        if (value instanceof Collection<?> collection) {
+            return firstProblem(collection, expression, property + ".![");
+        }
+        if (value instanceof Map<?, ?> map) {
+            String problem = firstProblem(map.keySet(), expression, property + ".keySet().![");
+            return problem != null ? problem : firstProblem(map.values(), expression, property + ".values().![");
+        }
+        if (IDENTITY_TO_STRING.get(type)) {
+            String suggestion = property.endsWith("[") ? property + "id]" : property + ".id";
+            return "a " + type.getName() + ", which does not override toString(): its text (" + value
+                    + ") is an identity, different for every object, so calls would not exclude each other. Lock on "
+                    + "a property that identifies it, such as " + suggestion + ", or give " + type.getSimpleName()
+                    + " a toString() made of its identifying fields";
+        }
+        return null;
+    }
+
+    private static @Nullable String firstProblem(Collection<?> elements, String expression, String projection) {
+        for (Object element : elements) {
+            String problem = element == null ? null : identityProblem(element, expression, projection);
+            if (problem != null) {
+                return "something that holds " + problem;
+            }
+        }
+        return null;
+    }
+
+    private static InvalidLockKeyException invalid(String expression, LockDefinition definition, String problem) {
+        return new InvalidLockKeyException(expression, "Key expression '" + expression + "' of @DistributedLock on "
+                + definition.describeMethod() + " " + problem + "; the method was not run");
+    }
+}
