@@ -15,6 +15,11 @@ if current ~= ARGV[2] then
   if redis.call('hget', KEYS[1], ARGV[3]) == '1' and redis.call('hlen', KEYS[1]) == 1 then
     return tonumber(current)
   end
+  -- a retried free that already ran, and another owner took the lock since (see release.lua)
+  local token = tonumber(ARGV[2])
+  if tonumber(floor) <= token and token < tonumber(current) then
+    return 0
+  end
   return -1  -- expired, force-unlocked or taken since: not this hold any more
 end
 if released == '1' then

@@ -115,7 +115,8 @@ public final class ReleaseSubscriptions implements MessageListener, Subscription
                     continue; // its last waiter left and unsubscribed it: start a new one
                 }
                 ensureOpen();
-                Subscription subscription = subscription();
+                // opening the connection is safe to repeat, and an interrupt must not cut it short either
+                Subscription subscription = Interrupts.uninterruptibly(this::subscription);
                 if (channel.subscribedOn != generation) {
                     subscribe(subscription, channel);
                 }

@@ -256,7 +256,8 @@ class HandOffTest {
         }
         // a replay long after, when the new owner has released, finds nothing to move either
         assertThat(commands.release(keys, "c:2", first, 1)).isZero();
-        if (commands.transfer(keys, "c:1", token, "c:2", 10_000, false) != -1
+        // (it may answer 0, "freed": the old hold did end cleanly; what matters is that nothing moves)
+        if (commands.transfer(keys, "c:1", token, "c:2", 10_000, false) > 0
                 || redis.commands().exists(keys.lock()) != 0) {
             return "a stale replay moved the lock again";
         }

@@ -122,7 +122,7 @@ class Scenario07WatchdogLifetimeIT {
                 "watchdog=" + LEASE_MILLIS)) {
             child.awaitLine(l -> l.startsWith("HELD-MANY"), Duration.ofSeconds(60));
             Thread.sleep(LEASE_MILLIS * 2); // renewed while the JVM lives
-            long alive = redis.commands().keys("lock:{exit-*}").size();
+            long alive = LockHashes.named(redis.commands(), "exit-").size();
             child.send("exit");
             child.awaitExit(Duration.ofSeconds(10));
             trials.addAndGet(10);
@@ -274,8 +274,7 @@ class Scenario07WatchdogLifetimeIT {
             assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("no thread hangs").isTrue();
 
             // everything was released: a lock hash now is an orphan that an interrupted attempt left behind
-            List<String> orphans = redis.commands().keys("lock:{storm-*}").stream().filter(k -> !k.endsWith(":fence"))
-                    .toList();
+            List<String> orphans = LockHashes.named(redis.commands(), "storm-");
             int heldLocal = waiters.heldLocks().size();
             Map<String, Long> after = awaitNumsub(names, baseline);
             long left = keysAfterThreeLeases("storm-");
@@ -286,18 +285,20 @@ class Scenario07WatchdogLifetimeIT {
             figures.put("storm", String.format(Locale.ROOT, "interrupt storm: %d acquired, %d interrupted, %d timed "
                             + "out, %d futures cancelled, other errors %s; %d orphan locks right after, %d keys 3 leases "
                             + "later; PUBSUB NUMSUB %s baseline (%s); relock threads after close: %s; unlock reported a loss "
-                            + "%d times after an interrupted release (conservative: the release ran and a waiter "
-                            + "took the lock before the retry) and %d times otherwise", acquired.get(),
+                            + "%d times after an interrupted release and %d times otherwise (a retried release "
+                            + "recognises that it ran, so either would be a false report)", acquired.get(),
                     interrupted.get(), timedOut.get(), cancelled, otherErrors.isEmpty() ? "none" : otherErrors,
                     orphans.size(), left, after.equals(baseline) ? "back to its" : "NOT at its", baseline.values(),
                     threads ? "ALIVE" : "0", lostAfterInterruptedUnlock.get(), lostOtherwise.get()));
             long bad = left + orphans.size() + heldLocal + (after.equals(baseline) ? 0 : 1) + (threads ? 1 : 0)
-                    + otherErrors.values().stream().mapToLong(AtomicLong::get).sum() + lostOtherwise.get();
+                    + otherErrors.values().stream().mapToLong(AtomicLong::get).sum() + lostOtherwise.get()
+                    + lostAfterInterruptedUnlock.get();
             violations.addAndGet(bad);
             System.out.println("scenario 7 storm: " + figures.get("storm"));
             assertThat(otherErrors).as("interrupts surface as InterruptedException, nothing else").isEmpty();
             assertThat(orphans).as("locks held in Redis by nobody").isEmpty();
             assertThat(lostOtherwise.get()).as("losses reported without an interrupted release").isZero();
+            assertThat(lostAfterInterruptedUnlock.get()).as("losses reported after an interrupted release").isZero();
             assertThat(heldLocal).isZero();
             assertThat(after).isEqualTo(baseline);
             assertThat(left).isZero();
@@ -324,8 +325,7 @@ class Scenario07WatchdogLifetimeIT {
                 lock.unlock();
             }
             Thread.sleep(3 * LEASE_MILLIS);
-            controlRenewed = redis.commands().keys("lock:{broken-*}").stream().filter(k -> !k.endsWith(":fence"))
-                    .count();
+            controlRenewed = LockHashes.named(redis.commands(), "broken-").size();
         }
         figures.put("zcontrol", "");
         figures.remove("zcontrol");
@@ -337,10 +337,10 @@ class Scenario07WatchdogLifetimeIT {
                 .build();
     }
 
-    /** Lock hashes and fencing keys left 3 leases from now. */
+    /** Lock hashes left 3 leases from now (fencing counters stay for their retention). */
     private static long keysAfterThreeLeases(String prefix) throws InterruptedException {
         Thread.sleep(3 * LEASE_MILLIS);
-        return redis.commands().keys("lock:{" + prefix + "*").size();
+        return LockHashes.named(redis.commands(), prefix).size();
     }
 
     private static long relockThreads(String clientId) {
