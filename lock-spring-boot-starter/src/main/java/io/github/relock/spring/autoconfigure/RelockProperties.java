@@ -32,7 +32,7 @@ public class RelockProperties implements InitializingBean {
     private @Nullable Duration maxHold;
 
     /**
-     * How long each lock's fencing counter is kept in Redis after it last changed (about 100 bytes per lock
+     * How long each lock's fencing counter is kept in Redis after it last changed (about 200 bytes per lock
      * name). Fencing tokens can only go backwards if the counter is gone and the Redis server's clock went
      * back by more than this. Between 1s and 365d.
      */
