@@ -331,8 +331,8 @@ public final class RedisLockClient implements AutoCloseable {
         }
 
         /**
-         * How long each lock's fencing counter ({@code <key>:fence}, about 200 bytes of Redis memory) is kept in Redis after
-         * it last changed, that is after the lock was last taken or released (default 7 days). Tokens grow
+         * How long each lock's fencing counter ({@code <key>:fence}, about 200 bytes of Redis memory) is kept
+         * after it last changed, that is after the lock was last taken or released (default 7 days). Tokens grow
          * by one per acquisition while the counter is there; once it is gone they start again from the Redis
          * server's clock (microseconds), which is still larger unless that clock went back by more than
          * this retention. The cost is memory: one counter per lock name used within the retention.
