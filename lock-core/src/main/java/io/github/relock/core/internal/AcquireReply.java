@@ -1,5 +1,9 @@
 package io.github.relock.core.internal;
 
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * What {@code acquire.lua} answered.
  *
@@ -15,6 +19,11 @@ public record AcquireReply(long holds, long value) {
      */
     public static AcquireReply notAcknowledged() {
         return new AcquireReply(0, 0);
+    }
+
+    /** The reply of {@code acquire.lua}, or null if there was none (inside MULTI or a pipeline). */
+    static @Nullable AcquireReply of(@Nullable List<Object> result) {
+        return result == null ? null : new AcquireReply(Encoding.asLong(result.get(0)), Encoding.asLong(result.get(1)));
     }
 
     public boolean acquired() {

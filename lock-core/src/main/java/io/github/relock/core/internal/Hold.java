@@ -16,7 +16,7 @@ public final class Hold {
     /** The owner id and token as the release and renewal scripts are sent them, encoded once per hold. */
     private final byte[] ownerBytes;
     private final byte[] tokenBytes;
-    private final HoldRegistry.Id registryId;
+    private final HoldId registryId;
     private final @Nullable String ownerThread;
     private final long fencingToken;
     private volatile boolean watchdog;
@@ -36,7 +36,7 @@ public final class Hold {
     /** @param sentNanos when the script that granted the lease was sent (System.nanoTime) */
     public Hold(LockKeys keys, String ownerId, @Nullable String ownerThread, long fencingToken, boolean watchdog,
             int count, long leaseMillis, long sentNanos) {
-        this(keys, ownerId, LockCommands.bytes(ownerId), ownerThread, fencingToken, watchdog, count, leaseMillis,
+        this(keys, ownerId, Encoding.bytes(ownerId), ownerThread, fencingToken, watchdog, count, leaseMillis,
                 sentNanos);
     }
 
@@ -46,8 +46,8 @@ public final class Hold {
         this.keys = keys;
         this.ownerId = ownerId;
         this.ownerBytes = ownerBytes;
-        this.tokenBytes = LockCommands.bytes(fencingToken);
-        this.registryId = new HoldRegistry.Id(keys.lock(), ownerId);
+        this.tokenBytes = Encoding.bytes(fencingToken);
+        this.registryId = new HoldId(keys.lock(), ownerId);
         this.ownerThread = ownerThread;
         this.fencingToken = fencingToken;
         this.watchdog = watchdog;
@@ -73,7 +73,7 @@ public final class Hold {
         return tokenBytes;
     }
 
-    HoldRegistry.Id registryId() {
+    HoldId registryId() {
         return registryId;
     }
 

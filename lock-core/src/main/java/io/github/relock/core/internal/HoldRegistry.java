@@ -14,34 +14,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HoldRegistry {
 
-    /** Lock key and owner id. Each hold keeps its own, so only a lookup makes a new one. */
-    static final class Id {
-
-        private final String lockKey;
-        private final String ownerId;
-        private final int hash;
-
-        Id(String lockKey, String ownerId) {
-            this.lockKey = lockKey;
-            this.ownerId = ownerId;
-            this.hash = 31 * lockKey.hashCode() + ownerId.hashCode();
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Id id && hash == id.hash && lockKey.equals(id.lockKey) && ownerId.equals(id.ownerId);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-    }
-
-    private final Map<Id, Hold> holds = new ConcurrentHashMap<>();
+    private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
 
     public @Nullable Hold get(LockKeys keys, String ownerId) {
-        return holds.get(new Id(keys.lock(), ownerId));
+        return holds.get(new HoldId(keys.lock(), ownerId));
     }
 
     public void put(Hold hold) {

@@ -16,7 +16,7 @@ public final class OwnerIds {
 
         Owner(String id) {
             this.id = id;
-            this.bytes = LockCommands.bytes(id);
+            this.bytes = Encoding.bytes(id);
         }
 
         public String id() {

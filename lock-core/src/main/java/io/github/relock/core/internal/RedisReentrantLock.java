@@ -509,7 +509,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     /** The encoded form of {@code ownerId}, which is this handle's owner for the calling thread. */
     private byte[] ownerBytes(String ownerId) {
         OwnerIds.Owner owner = owner();
-        return owner.id() == ownerId ? owner.bytes() : LockCommands.bytes(ownerId);
+        return owner.id() == ownerId ? owner.bytes() : Encoding.bytes(ownerId);
     }
 
     private @Nullable String ownerThread() {

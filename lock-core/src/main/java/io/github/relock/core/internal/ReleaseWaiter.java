@@ -31,18 +31,29 @@ public final class ReleaseWaiter implements AutoCloseable {
     /** How often a reserved waiter looks again; the releaser unparks it anyway. */
     private static final long OFFER_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final ReleaseSubscriptions subscriptions;
-    private final ReleaseSubscriptions.Channel channel;
+    /** Told when the waiter leaves, and whether it leaves a wake-up unused (the next waiter should get it). */
+    interface Departure {
+        void left(ReleaseWaiter waiter, boolean unusedWakeUp);
+    }
+
+    private final HandOffStreak streak;
+    private final Runnable openCheck;
+    private final Departure departure;
     private final @Nullable Candidate candidate;
     private final boolean behindOthers;
     private final Thread thread = Thread.currentThread();
     private final AtomicBoolean signalled = new AtomicBoolean();
     private final AtomicInteger state = new AtomicInteger(AWAKE);
 
-    ReleaseWaiter(ReleaseSubscriptions subscriptions, ReleaseSubscriptions.Channel channel,
-            @Nullable Candidate candidate, boolean behindOthers) {
-        this.subscriptions = subscriptions;
-        this.channel = channel;
+    /**
+     * @param streak    the hand-off streak of the lock waited for
+     * @param openCheck throws if the client was closed meanwhile
+     */
+    ReleaseWaiter(HandOffStreak streak, Runnable openCheck, Departure departure, @Nullable Candidate candidate,
+            boolean behindOthers) {
+        this.streak = streak;
+        this.openCheck = openCheck;
+        this.departure = departure;
         this.candidate = candidate;
         this.behindOthers = behindOthers;
     }
@@ -57,7 +68,7 @@ public final class ReleaseWaiter implements AutoCloseable {
     }
 
     HandOffStreak streak() {
-        return channel.streak;
+        return streak;
     }
 
     /** Call before each attempt to take the lock. */
@@ -79,7 +90,7 @@ public final class ReleaseWaiter implements AutoCloseable {
         state.set(SLEEPING);
         try {
             while (!signalled.get()) {
-                subscriptions.ensureOpen();
+                openCheck.run();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
@@ -140,7 +151,7 @@ public final class ReleaseWaiter implements AutoCloseable {
     /** Leaves the wait. A wake-up this waiter got but will not use goes to the next local waiter. */
     @Override
     public void close() {
-        subscriptions.leave(this, channel, signalled.get());
+        departure.left(this, signalled.get());
     }
 
     void wakeForShutdown() {

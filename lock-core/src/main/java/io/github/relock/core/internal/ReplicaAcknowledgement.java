@@ -1,165 +1,96 @@
 package io.github.relock.core.internal;
 
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
+import java.util.List;
+import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisSystemException;
-import org.springframework.dao.InvalidDataAccessApiUsageException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
-import org.springframework.util.ClassUtils;
 
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.github.relock.core.internal.OwnConnection.ScriptConnection;
 
 /**
- * Scripts followed by {@code WAIT numreplicas timeout}, all on one connection of their own. WAIT waits for
- * the replication of what its connection wrote, and blocks that connection meanwhile: on the connection
- * Lettuce shares with the rest of the application, every other command would queue behind it. So with
- * Lettuce they run on a dedicated connection (the one spring-data-redis uses for pipelines: pooled if the
- * factory pools); other drivers give each caller a connection of its own anyway.
+ * The {@code minReplicas} policy: a first acquisition and every renewal are followed, on their own
+ * connection, by {@code WAIT minReplicas timeout}. An acquisition fewer replicas acknowledged is given back
+ * at once and counts as not acquired (fail closed); a renewal they did not acknowledge is reported, so the
+ * watchdog can tell the holder before the lease the replicas know of ends.
  */
 final class ReplicaAcknowledgement {
 
-    private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent(
-            "org.springframework.data.redis.connection.lettuce.LettuceConnection",
-            ReplicaAcknowledgement.class.getClassLoader())
-            && ClassUtils.isPresent("io.lettuce.core.ScriptOutputType", ReplicaAcknowledgement.class.getClassLoader());
+    private static final Logger log = LoggerFactory.getLogger(ReplicaAcknowledgement.class);
 
-    /** One connection's script calls and WAITs: a WAIT waits for what this very connection wrote. */
-    interface ScriptConnection {
+    private final int minReplicas;
+    private final long timeoutMillis;
 
-        <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs);
-
-        /** How many replicas acknowledged everything this connection wrote, waiting up to {@code timeoutMillis}. */
-        long awaitReplicas(int replicas, long timeoutMillis);
+    ReplicaAcknowledgement(int minReplicas, long timeoutMillis) {
+        this.minReplicas = minReplicas;
+        this.timeoutMillis = timeoutMillis;
     }
 
-    private ReplicaAcknowledgement() {
+    long timeoutMillis() {
+        return timeoutMillis;
     }
 
-    /** Runs {@code work} on a connection that nothing else uses while it runs. */
-    static <T> T onOwnConnection(RedisConnection connection, Function<ScriptConnection, T> work) {
-        if (connection instanceof RedisClusterConnection) {
-            // refused at start-up where the topology was known; a WAIT on a cluster could not name the node
-            throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
-        }
-        if (LETTUCE_PRESENT && connection instanceof LettuceConnection) {
-            return Lettuce.onDedicated((LettuceConnection) connection, work);
-        }
-        return work.apply(new Generic(connection));
-    }
-
-    /** Through spring-data-redis: Jedis connections are never shared. */
-    private record Generic(RedisConnection connection) implements ScriptConnection {
-
-        @Override
-        public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-            return LockCommands.eval(connection, script, numKeys, keysAndArgs);
-        }
-
-        @Override
-        public long awaitReplicas(int replicas, long timeoutMillis) {
-            Object reply = connection.execute("WAIT", bytes(replicas), bytes(timeoutMillis));
-            if (reply instanceof Number number) {
-                return number.longValue();
+    /**
+     * Runs the acquire script, then WAITs. Not acknowledged: the acquisition is released on the same
+     * connection (so after it in the replication stream) and {@link AcquireReply#notAcknowledged()} returned.
+     *
+     * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first two are the lock's keys
+     * @param release     keys and arguments of {@code release.lua} that give the acquisition back, given its token
+     */
+    @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs,
+            LongFunction<byte[][]> release) {
+        return OwnConnection.run(connection, own -> {
+            AcquireReply reply = AcquireReply.of(own.eval(LuaScript.ACQUIRE, 2, acquireArgs));
+            if (reply == null || !reply.acquired() || reply.holds() > 1) {
+                return reply;
             }
-            if (reply instanceof byte[] raw) {
-                return Long.parseLong(new String(raw, StandardCharsets.UTF_8));
-            }
-            throw new IllegalStateException("Unexpected reply to WAIT: " + reply);
-        }
-    }
-
-    private static byte[] bytes(long value) {
-        return Long.toString(value).getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Kept apart so that Lettuce classes load only when Lettuce is there. */
-    private static final class Lettuce implements ScriptConnection {
-
-        /** A backstop only: Lettuce times commands out itself, at the factory's command timeout. */
-        private static final long REPLY_BACKSTOP_MILLIS = 30_000;
-        private static final LettuceExceptionConverter CONVERTER = new LettuceExceptionConverter();
-
-        private final RedisClusterAsyncCommands<byte[], byte[]> commands;
-
-        private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-            this.commands = commands;
-        }
-
-        /** While a pipeline is open the connection hands out its dedicated native connection; nothing is queued. */
-        @SuppressWarnings("unchecked")
-        static <T> T onDedicated(LettuceConnection connection, Function<ScriptConnection, T> work) {
-            connection.openPipeline();
+            long acks;
             try {
-                return work.apply(new Lettuce(
-                        (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection()));
+                acks = own.awaitReplicas(minReplicas, timeoutMillis);
             }
-            finally {
-                connection.closePipeline();
+            catch (RuntimeException ex) {
+                giveBack(own, keys, release.apply(reply.value()));
+                throw ex;
             }
-        }
+            if (acks >= minReplicas) {
+                return reply;
+            }
+            log.warn("Lock '{}': {} of {} replica(s) acknowledged the acquisition within {} ms; released it, not "
+                    + "acquired", keys.name(), acks, minReplicas, timeoutMillis);
+            giveBack(own, keys, release.apply(reply.value()));
+            return AcquireReply.notAcknowledged();
+        });
+    }
 
-        @Override
-        public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-            byte[][] keys = new byte[numKeys][];
-            byte[][] args = new byte[keysAndArgs.length - numKeys][];
-            System.arraycopy(keysAndArgs, 0, keys, 0, numKeys);
-            System.arraycopy(keysAndArgs, numKeys, args, 0, args.length);
-            ScriptOutputType type = script.returnType() == ReturnType.MULTI ? ScriptOutputType.MULTI
-                    : ScriptOutputType.INTEGER;
-            try {
-                return await(commands.<T>evalsha(script.getSha1(), type, keys, args), 0);
-            }
-            catch (RedisSystemException ex) {
-                if (!(ex.getCause() instanceof RedisNoScriptException)) {
-                    throw ex;
-                }
-                // EVAL also caches the script, so the next EVALSHA finds it
-                return await(commands.<T>eval(script.sourceBytes(), type, keys, args), 0);
-            }
-        }
+    /** What a renewal with WAIT found: the script's flags, and whether enough replicas acknowledged it. */
+    record Renewal(List<Object> flags, boolean acknowledged) {
+    }
 
-        @Override
-        public long awaitReplicas(int replicas, long waitMillis) {
-            // WAIT answers by its own timeout
-            Long acks = await(commands.waitForReplication(replicas, waitMillis), waitMillis);
-            return acks == null ? 0 : acks;
-        }
+    @Nullable Renewal renew(RedisConnection connection, int numKeys, byte[][] keysAndArgs) {
+        return OwnConnection.run(connection, own -> {
+            List<Object> flags = own.eval(LuaScript.RENEW, numKeys, keysAndArgs);
+            if (flags == null) {
+                return null;
+            }
+            long acks = own.awaitReplicas(minReplicas, timeoutMillis);
+            if (acks < minReplicas) {
+                // still renewed on the primary; a failover now would keep the lease a replica last saw
+                log.warn("{} of {} replica(s) acknowledged the renewal of {} lock lease(s) within {} ms", acks,
+                        minReplicas, numKeys, timeoutMillis);
+            }
+            return new Renewal(flags, acks >= minReplicas);
+        });
+    }
 
-        /** The reply, waiting up to {@code extraMillis} beyond the backstop (a WAIT's own timeout). */
-        private static <T> @Nullable T await(Future<T> reply, long extraMillis) {
-            long millis = extraMillis + REPLY_BACKSTOP_MILLIS;
-            try {
-                return reply.get(millis, TimeUnit.MILLISECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new RedisSystemException("Interrupted while waiting for a reply", ex);
-            }
-            catch (ExecutionException ex) {
-                Throwable cause = ex.getCause();
-                if (cause instanceof RedisNoScriptException noScript) {
-                    throw new RedisSystemException(noScript.getMessage(), noScript);
-                }
-                DataAccessException translated = cause instanceof Exception failure ? CONVERTER.convert(failure) : null;
-                throw translated != null ? translated : new RedisSystemException(String.valueOf(cause), cause);
-            }
-            catch (TimeoutException ex) {
-                throw new QueryTimeoutException("No reply within " + millis + " ms", ex);
-            }
+    private static void giveBack(ScriptConnection own, LockKeys keys, byte[][] releaseArgs) {
+        try {
+            own.eval(LuaScript.RELEASE, 2, releaseArgs);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Lock '{}': could not give back an unacknowledged acquisition; it frees when its lease ends: {}",
+                    keys.name(), ex.getMessage());
         }
     }
 }

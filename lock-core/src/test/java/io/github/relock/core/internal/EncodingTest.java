@@ -38,7 +38,7 @@ class EncodingTest {
     @Test
     void numbersAreTheirDecimalForm() {
         for (long value : new long[] {0, 1, 9, 10, 255, 256, 1000, 30_000, -1, Long.MAX_VALUE, Long.MIN_VALUE}) {
-            assertThat(new String(LockCommands.bytes(value), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(value));
+            assertThat(new String(Encoding.bytes(value), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(value));
         }
     }
 

@@ -1,0 +1,165 @@
+package io.github.relock.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.dao.InvalidDataAccessApiUsageException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+import org.springframework.util.ClassUtils;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+/**
+ * A connection that nothing else uses while a script and its {@code WAIT} run on it. WAIT waits for the
+ * replication of what its connection wrote, and blocks that connection meanwhile: on the connection
+ * Lettuce shares with the rest of the application, every other command would queue behind it. So with
+ * Lettuce they run on a dedicated connection (the one spring-data-redis uses for pipelines: pooled if the
+ * factory pools); other drivers give each caller a connection of its own anyway.
+ */
+final class OwnConnection {
+
+    private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent(
+            "org.springframework.data.redis.connection.lettuce.LettuceConnection",
+            OwnConnection.class.getClassLoader())
+            && ClassUtils.isPresent("io.lettuce.core.ScriptOutputType", OwnConnection.class.getClassLoader());
+
+    /** One connection's script calls and WAITs: a WAIT waits for what this very connection wrote. */
+    interface ScriptConnection {
+
+        <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs);
+
+        /** How many replicas acknowledged everything this connection wrote, waiting up to {@code timeoutMillis}. */
+        long awaitReplicas(int replicas, long timeoutMillis);
+    }
+
+    private OwnConnection() {
+    }
+
+    /** Runs {@code work} on a connection that nothing else uses while it runs. */
+    static <T> T run(RedisConnection connection, Function<ScriptConnection, T> work) {
+        if (connection instanceof RedisClusterConnection) {
+            // refused at start-up where the topology was known; a WAIT on a cluster could not name the node
+            throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
+        }
+        if (LETTUCE_PRESENT && connection instanceof LettuceConnection) {
+            return Lettuce.onDedicated((LettuceConnection) connection, work);
+        }
+        return work.apply(new Generic(connection));
+    }
+
+    /** Through spring-data-redis: Jedis connections are never shared. */
+    private record Generic(RedisConnection connection) implements ScriptConnection {
+
+        @Override
+        public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+            return ScriptRunner.eval(connection, script, numKeys, keysAndArgs);
+        }
+
+        @Override
+        public long awaitReplicas(int replicas, long timeoutMillis) {
+            Object reply = connection.execute("WAIT", bytes(replicas), bytes(timeoutMillis));
+            if (reply instanceof Number number) {
+                return number.longValue();
+            }
+            if (reply instanceof byte[] raw) {
+                return Long.parseLong(new String(raw, StandardCharsets.UTF_8));
+            }
+            throw new IllegalStateException("Unexpected reply to WAIT: " + reply);
+        }
+    }
+
+    private static byte[] bytes(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Kept apart so that Lettuce classes load only when Lettuce is there. */
+    private static final class Lettuce implements ScriptConnection {
+
+        /** A backstop only: Lettuce times commands out itself, at the factory's command timeout. */
+        private static final long REPLY_BACKSTOP_MILLIS = 30_000;
+        private static final LettuceExceptionConverter CONVERTER = new LettuceExceptionConverter();
+
+        private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+        private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+            this.commands = commands;
+        }
+
+        /** While a pipeline is open the connection hands out its dedicated native connection; nothing is queued. */
+        @SuppressWarnings("unchecked")
+        static <T> T onDedicated(LettuceConnection connection, Function<ScriptConnection, T> work) {
+            connection.openPipeline();
+            try {
+                return work.apply(new Lettuce(
+                        (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection()));
+            }
+            finally {
+                connection.closePipeline();
+            }
+        }
+
+        @Override
+        public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+            byte[][] keys = new byte[numKeys][];
+            byte[][] args = new byte[keysAndArgs.length - numKeys][];
+            System.arraycopy(keysAndArgs, 0, keys, 0, numKeys);
+            System.arraycopy(keysAndArgs, numKeys, args, 0, args.length);
+            ScriptOutputType type = script.returnType() == ReturnType.MULTI ? ScriptOutputType.MULTI
+                    : ScriptOutputType.INTEGER;
+            try {
+                return await(commands.<T>evalsha(script.getSha1(), type, keys, args), 0);
+            }
+            catch (RedisSystemException ex) {
+                if (!(ex.getCause() instanceof RedisNoScriptException)) {
+                    throw ex;
+                }
+                // EVAL also caches the script, so the next EVALSHA finds it
+                return await(commands.<T>eval(script.sourceBytes(), type, keys, args), 0);
+            }
+        }
+
+        @Override
+        public long awaitReplicas(int replicas, long waitMillis) {
+            // WAIT answers by its own timeout
+            Long acks = await(commands.waitForReplication(replicas, waitMillis), waitMillis);
+            return acks == null ? 0 : acks;
+        }
+
+        /** The reply, waiting up to {@code extraMillis} beyond the backstop (a WAIT's own timeout). */
+        private static <T> @Nullable T await(Future<T> reply, long extraMillis) {
+            long millis = extraMillis + REPLY_BACKSTOP_MILLIS;
+            try {
+                return reply.get(millis, TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new RedisSystemException("Interrupted while waiting for a reply", ex);
+            }
+            catch (ExecutionException ex) {
+                Throwable cause = ex.getCause();
+                if (cause instanceof RedisNoScriptException noScript) {
+                    throw new RedisSystemException(noScript.getMessage(), noScript);
+                }
+                DataAccessException translated = cause instanceof Exception failure ? CONVERTER.convert(failure) : null;
+                throw translated != null ? translated : new RedisSystemException(String.valueOf(cause), cause);
+            }
+            catch (TimeoutException ex) {
+                throw new QueryTimeoutException("No reply within " + millis + " ms", ex);
+            }
+        }
+    }
+}

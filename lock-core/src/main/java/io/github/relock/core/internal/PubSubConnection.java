@@ -1,0 +1,194 @@
+package io.github.relock.core.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.Subscription;
+import org.springframework.data.redis.connection.SubscriptionListener;
+
+/**
+ * One client's pub/sub connection. An idle anchor channel keeps it subscribed between waits, so a wait
+ * does not pay for a new connection, and tells when it came back: Lettuce re-subscribes every channel
+ * after a reconnect, and a second confirmation of the anchor means releases announced meanwhile may have
+ * been missed. Subscribing is safe to repeat, so an interrupt never cuts it short.
+ */
+final class PubSubConnection implements MessageListener, SubscriptionListener {
+
+    private static final Logger log = LoggerFactory.getLogger(PubSubConnection.class);
+
+    /** What the connection tells the waiters. */
+    interface Events {
+
+        /** A release was announced on {@code channel}. */
+        void released(String channel);
+
+        /** Releases may have been missed (a reconnect, a new connection): every waiter should look again. */
+        void mayHaveMissedReleases();
+    }
+
+    private final RedisConnectionFactory factory;
+    private final byte[] anchorChannel;
+    private final Events events;
+    /** Guards opening the connection, which talks to Redis: not a monitor, so virtual threads do not pin. */
+    private final ReentrantLock opening = new ReentrantLock();
+    private volatile @Nullable RedisConnection connection;
+    /** Counts the connections opened: a channel subscribed on an earlier one must be subscribed again. */
+    private volatile long generation;
+    /** Confirmations of the anchor subscription on the current connection: more than one means a reconnect. */
+    private final AtomicInteger anchorConfirmations = new AtomicInteger();
+    private volatile boolean closed;
+
+    PubSubConnection(RedisConnectionFactory factory, String anchorChannel, Events events) {
+        this.factory = factory;
+        this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
+        this.events = events;
+    }
+
+    /**
+     * Opens the connection if there is none and says which one is in use (1 for the first): a channel
+     * subscribed on another one is no longer subscribed.
+     */
+    long open() {
+        Interrupts.uninterruptibly(this::subscription);
+        return generation;
+    }
+
+    /**
+     * Subscribes {@code channel} on the current connection, opening one if needed.
+     *
+     * @return the generation it is subscribed on
+     * @throws DataAccessException if Redis did not confirm it
+     */
+    long subscribe(String channel) {
+        Subscription subscription = Interrupts.uninterruptibly(this::subscription);
+        long on = generation;
+        try {
+            Interrupts.uninterruptibly(() -> subscription.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (DataAccessException ex) {
+            throw ex;
+        }
+        catch (RuntimeException ex) {
+            // the Subscription API passes the driver's own exceptions through
+            throw new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex);
+        }
+        return on;
+    }
+
+    void unsubscribe(String channel) {
+        RedisConnection current = connection;
+        Subscription subscription = current == null ? null : current.getSubscription();
+        if (closed || subscription == null) {
+            return;
+        }
+        try {
+            Interrupts.uninterruptibly(() -> subscription.unsubscribe(channel.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (RuntimeException ex) {
+            // a dead connection has no subscriptions left to undo
+            log.debug("Could not unsubscribe from {}", channel, ex);
+        }
+    }
+
+    private Subscription subscription() {
+        Subscription alive = alive(connection);
+        if (alive != null) {
+            return alive;
+        }
+        opening.lock();
+        try {
+            RedisConnection current = connection;
+            alive = alive(current);
+            if (alive != null) {
+                return alive;
+            }
+            if (closed) {
+                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+            }
+            if (current != null) {
+                closeQuietly(current);
+            }
+            RedisConnection fresh = factory.getConnection();
+            anchorConfirmations.set(0);
+            try {
+                // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
+                fresh.subscribe(this, anchorChannel);
+            }
+            catch (RuntimeException ex) {
+                closeQuietly(fresh);
+                throw ex;
+            }
+            Subscription subscription = fresh.getSubscription();
+            if (subscription == null) {
+                closeQuietly(fresh);
+                throw new IllegalStateException("The Redis driver did not report a subscription; relock needs Lettuce");
+            }
+            generation++;
+            connection = fresh;
+            if (current != null) {
+                events.mayHaveMissedReleases(); // releases announced while there was no connection reached nobody
+            }
+            return subscription;
+        }
+        finally {
+            opening.unlock();
+        }
+    }
+
+    private static @Nullable Subscription alive(@Nullable RedisConnection connection) {
+        if (connection == null || !connection.isSubscribed()) {
+            return null;
+        }
+        Subscription subscription = connection.getSubscription();
+        return subscription != null && subscription.isAlive() ? subscription : null;
+    }
+
+    @Override
+    public void onMessage(Message message, byte @Nullable [] pattern) {
+        events.released(new String(message.getChannel(), StandardCharsets.UTF_8));
+    }
+
+    /** Lettuce confirms each subscription, also when it re-subscribes after a reconnect. */
+    @Override
+    public void onChannelSubscribed(byte[] channel, long count) {
+        if (Arrays.equals(channel, anchorChannel) && anchorConfirmations.incrementAndGet() > 1) {
+            log.debug("Pub/sub connection re-subscribed after a reconnect; waking every waiter");
+            events.mayHaveMissedReleases();
+        }
+    }
+
+    void close() {
+        closed = true;
+        opening.lock();
+        try {
+            RedisConnection current = connection;
+            if (current != null) {
+                closeQuietly(current);
+                connection = null;
+            }
+        }
+        finally {
+            opening.unlock();
+        }
+    }
+
+    private static void closeQuietly(RedisConnection connection) {
+        try {
+            connection.close();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Could not close the pub/sub connection", ex);
+        }
+    }
+}

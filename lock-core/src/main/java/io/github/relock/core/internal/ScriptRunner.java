@@ -1,0 +1,104 @@
+package io.github.relock.core.internal;
+
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Runs the lock's scripts on connections from the factory: EVALSHA, falling back to EVAL once when the
+ * server has not seen the script (a restart, a failover), and sending again a script that a migrating
+ * Redis Cluster slot refused. Also the one place that knows whether the connections are cluster ones.
+ */
+final class ScriptRunner {
+
+    /** Attempts and pause for a script refused with TRYAGAIN during a slot migration: up to 2 s. */
+    static final int TRYAGAIN_ATTEMPTS = 40;
+    static final long TRYAGAIN_PAUSE_MILLIS = 50;
+
+    private final RedisConnectionFactory factory;
+    /** Whether the factory gives cluster connections; null until a connection has told. */
+    private volatile @Nullable Boolean cluster;
+
+    ScriptRunner(RedisConnectionFactory factory) {
+        this.factory = factory;
+        try {
+            query(connection -> null);
+        }
+        catch (DataAccessException ex) {
+            // Redis is down at start-up: the first connection that opens tells
+        }
+    }
+
+    RedisConnectionFactory factory() {
+        return factory;
+    }
+
+    /** True if known to be a cluster, false if known not to be, null while Redis has not been reached yet. */
+    @Nullable Boolean cluster() {
+        return cluster;
+    }
+
+    /** Runs a call that must answer: no reply means MULTI or a pipeline swallowed it, which the lock cannot use. */
+    <T> T run(Function<RedisConnection, @Nullable T> call) {
+        T result = query(call);
+        if (result == null) {
+            throw new IllegalStateException("Redis returned no reply; relock does not run inside MULTI or a pipeline");
+        }
+        return result;
+    }
+
+    <T> @Nullable T query(Function<RedisConnection, @Nullable T> call) {
+        try (RedisConnection connection = factory.getConnection()) {
+            if (cluster == null) {
+                cluster = connection instanceof RedisClusterConnection;
+            }
+            return call.apply(connection);
+        }
+    }
+
+    /**
+     * Runs a script. While Redis Cluster migrates the lock's slot, a node refuses a script whose keys are
+     * only partly there with {@code TRYAGAIN} (a lock's fencing key outlives its hash, so taking a freed
+     * lock hits this for the whole migration): the script did not run, so it is sent again after a
+     * pause, for up to {@value #TRYAGAIN_ATTEMPTS} x {@value #TRYAGAIN_PAUSE_MILLIS} ms.
+     */
+    static <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return evalOnce(connection, script, numKeys, keysAndArgs);
+            }
+            catch (DataAccessException ex) {
+                if (attempt == TRYAGAIN_ATTEMPTS || !hasMessage(ex, "TRYAGAIN") || !Interrupts.sleep(TRYAGAIN_PAUSE_MILLIS)) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> script, int numKeys,
+            byte[]... keysAndArgs) {
+        try {
+            return connection.scriptingCommands().evalSha(script.getSha1(), script.returnType(), numKeys, keysAndArgs);
+        }
+        catch (DataAccessException ex) {
+            if (!hasMessage(ex, "NOSCRIPT")) {
+                throw ex;
+            }
+            // EVAL also caches the script, so the next EVALSHA finds it
+            return connection.scriptingCommands().eval(script.sourceBytes(), script.returnType(), numKeys, keysAndArgs);
+        }
+    }
+
+    private static boolean hasMessage(Throwable ex, String text) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains(text)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
