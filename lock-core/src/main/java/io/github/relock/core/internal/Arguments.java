@@ -44,6 +44,14 @@ public final class Arguments {
     }
 
     /** As {@link java.util.concurrent.locks.Lock#tryLock(long, TimeUnit)}: zero or negative means no waiting. */
+    public static Duration maxHold(Duration maxHold) {
+        if (maxHold == null || maxHold.isNegative() || maxHold.isZero() || maxHold.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("maxHold must be between 1 ms and " + MAX_LEASE.toDays()
+                    + " days, was " + maxHold);
+        }
+        return maxHold;
+    }
+
     public static long waitNanos(long waitTime, TimeUnit unit) {
         requireUnit(unit);
         return Math.max(0, unit.toNanos(waitTime)); // saturates, so a huge wait means "as long as it takes"

@@ -1,0 +1,164 @@
+package io.github.relock.core.internal;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+import io.github.relock.core.LockOperationException;
+
+/**
+ * The wait for a lock, whatever its kind: try once; if it is busy, join the lock's local waiters and sleep
+ * until a release is announced, a local releaser hands the lock over, or the holder's lease would end,
+ * whichever comes first; try again. No spinning, and a lost announcement costs at most one lease.
+ */
+final class AcquireLoop {
+
+    /** One acquisition round trip of the lock kind at hand. */
+    @FunctionalInterface
+    interface Attempt {
+        AcquireReply run();
+    }
+
+    /** What to do with a lock a local releaser handed over when the waiter no longer wants it. */
+    interface Unwanted {
+
+        /** An interruptible wait was interrupted as the lock arrived: pass it on. */
+        void interrupted(InterruptedException reported);
+
+        /** The client closed as the lock arrived: give it back. */
+        void closing(RuntimeException reported);
+    }
+
+    /** How often to look again when the holder set no lease (a key written by something else). */
+    private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final LockKeys keys;
+    private final ClientContext context;
+
+    AcquireLoop(LockKeys keys, ClientContext context) {
+        this.keys = keys;
+        this.context = context;
+    }
+
+    /**
+     * @param waitNanos  how long to wait; 0: one attempt
+     * @param candidate  who a local releaser may hand the lock to while this thread sleeps; null: nobody
+     * @return whether the lock is now held
+     */
+    boolean acquire(long waitNanos, boolean interruptible, ReleaseWaiter.@Nullable Candidate candidate,
+            Attempt attempt, Unwanted unwanted) throws InterruptedException {
+        context.openCheck().run();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before waiting for lock '" + keys.name() + "'");
+        }
+        long deadline = System.nanoTime() + waitNanos;
+        boolean interrupted = false;
+        try {
+            if (waitNanos > 0 && stepBack(deadline)) {
+                interrupted = interruptedWhileWaiting(interruptible);
+            }
+            AcquireReply reply = attempt.run();
+            if (reply.acquired() || waitNanos == 0) {
+                return reply.acquired();
+            }
+            try (ReleaseWaiter waiter = join(candidate)) {
+                // behind other local waiters, a release since the attempt above woke one of them or went to one
+                boolean attemptNow = !waiter.behindOthers();
+                while (true) {
+                    if (attemptNow) {
+                        // armed before the attempt: a release announced from here on wakes the sleep below
+                        waiter.arm();
+                        reply = attempt.run();
+                        if (reply.acquired()) {
+                            waiter.arm(); // the wake-up, if any, was used
+                            return true;
+                        }
+                    }
+                    attemptNow = true;
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    boolean interruptedNow = sleep(waiter, Math.min(left, untilLeaseEnds(reply.value())), unwanted);
+                    if (waiter.takeGrant()) {
+                        waiter.arm();
+                        if (interruptedNow && interruptible) {
+                            InterruptedException reported = new InterruptedException("Interrupted while waiting for "
+                                    + "lock '" + keys.name() + "'; the lock handed over at that moment was passed on");
+                            unwanted.interrupted(reported);
+                            throw reported;
+                        }
+                        interrupted |= interruptedNow;
+                        return true;
+                    }
+                    if (interruptedNow || stepBack(deadline)) {
+                        interrupted = interruptedWhileWaiting(interruptible);
+                    }
+                }
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate) {
+        try {
+            // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
+            return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate);
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
+                    + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
+        }
+    }
+
+    private boolean interruptedWhileWaiting(boolean interruptible) throws InterruptedException {
+        if (interruptible) {
+            throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");
+        }
+        return true;
+    }
+
+    /** Sleeps in the waiter; a hand-off granted just as the client closed is given back, not left to its lease. */
+    private static boolean sleep(ReleaseWaiter waiter, long nanos, Unwanted unwanted) {
+        try {
+            return waiter.await(nanos);
+        }
+        catch (RuntimeException ex) {
+            if (waiter.takeGrant()) {
+                unwanted.closing(ex);
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * While this client steps back after freeing the lock for another client, leaves it alone until the
+     * step-back ends (or the deadline). True if an interrupt cut the pause short (status cleared).
+     */
+    private boolean stepBack(long deadline) {
+        while (true) {
+            long pause = Math.min(context.subscriptions().stepBackNanos(keys.channel()), deadline - System.nanoTime());
+            if (pause <= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(this, pause);
+            if (Thread.interrupted()) {
+                return true;
+            }
+        }
+    }
+
+    private static long untilLeaseEnds(long pttlMillis) {
+        if (pttlMillis == -1) {
+            return NO_LEASE_POLL_NANOS;
+        }
+        // -2: the key vanished between the two reads; 0: expiring now. Either way, look again at once
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(0, pttlMillis));
+    }
+}

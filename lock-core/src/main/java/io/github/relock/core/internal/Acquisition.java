@@ -1,0 +1,93 @@
+package io.github.relock.core.internal;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOperationException;
+
+/**
+ * One acquisition round trip of an exclusive lock for one holder, recorded in the client's holds before it
+ * returns, so that renewal can never miss a hold. Decides what an earlier hold of the same owner means: a
+ * re-entry, a loss to report once, or (seen lost, or a fixed lease that ended) a fresh start.
+ */
+final class Acquisition {
+
+    private final LockKeys keys;
+    private final ClientContext context;
+
+    Acquisition(LockKeys keys, ClientContext context) {
+        this.keys = keys;
+        this.context = context;
+    }
+
+    /**
+     * Takes or re-enters the lock once.
+     *
+     * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
+     * @throws LockLostException      if this is a re-entry into a hold that is gone
+     * @throws LockOperationException if Redis could not be asked
+     */
+    AcquireReply attempt(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
+        Hold hold = context.holds().get(keys, holder.id());
+        if (hold != null && hold.lost() && !hold.lossSeen()) {
+            context.holds().remove(hold); // told once; the next call starts afresh
+            throw lostOnReentry(holder);
+        }
+        if (hold != null && (hold.lost() || hold.fixedLeaseEnded())) {
+            // the owner saw the loss, or the lease ended as asked: this is a new hold, not a re-entry
+            context.holds().remove(hold);
+            hold = null;
+        }
+        int before = hold == null ? 0 : hold.count();
+        long sent = System.nanoTime();
+        AcquireReply reply;
+        try {
+            // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
+            reply = Interrupts.uninterruptibly(() -> context.commands().acquire(keys, holder.bytes(), leaseMillis, before));
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name() + "': "
+                    + RedisFailures.describe(ex), ex);
+        }
+        if (reply.acquired()) {
+            record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent);
+        }
+        else if (reply.holdGone()) {
+            if (hold != null) {
+                context.holds().remove(hold);
+            }
+            if (before == 0) {
+                throw new IllegalStateException("Redis already records holds of lock '" + keys.name() + "' for owner '"
+                        + holder.id() + "' that this client did not take");
+            }
+            throw lostOnReentry(holder);
+        }
+        return reply;
+    }
+
+    private void record(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis, boolean watchdog,
+            long maxHoldNanos, long sent) {
+        if (hold == null) {
+            Hold acquired = new Hold(keys, holder.id(), holder.bytes(), holder.thread(), reply.value(), watchdog,
+                    (int) reply.holds(), leaseMillis, sent);
+            acquired.maxHold(sent, maxHoldNanos);
+            if (context.commands().awaitsReplicas()) {
+                acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
+            }
+            context.holds().put(acquired);
+            return;
+        }
+        hold.count((int) reply.holds());
+        // the longest lease asked for wins: the script lengthened the lease, never shortened it
+        hold.leaseRenewed(sent, leaseMillis);
+        if (watchdog) {
+            hold.handToWatchdog();
+        }
+    }
+
+    private LockLostException lostOnReentry(Holder holder) {
+        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost while " + holder.describe()
+                + " held it (its lease ran out or it was force-unlocked); re-entry refused");
+    }
+}

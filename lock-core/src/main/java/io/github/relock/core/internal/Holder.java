@@ -1,0 +1,26 @@
+package io.github.relock.core.internal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Who takes or gives back a hold in one call: the owner (a thread of the client, or an explicit owner),
+ * the thread's name for diagnostics, and how messages name it.
+ *
+ * @param owner  the owner id and its encoded form
+ * @param thread the calling thread's name for a thread owner; null for an explicit owner
+ */
+record Holder(OwnerIds.Owner owner, @Nullable String thread) {
+
+    String id() {
+        return owner.id();
+    }
+
+    byte[] bytes() {
+        return owner.bytes();
+    }
+
+    /** "thread 'main' (owner 'c:1')" or "owner 'c:owner-3'". */
+    String describe() {
+        return thread != null ? "thread '" + thread + "' (owner '" + owner.id() + "')" : "owner '" + owner.id() + "'";
+    }
+}
