@@ -100,6 +100,28 @@ public interface ReentrantDistributedLock extends Lock {
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
+     * Waits and leases as {@code settings} say: {@link #tryLock(long, TimeUnit)} without a lease, else
+     * {@link #tryLock(long, long, TimeUnit)}, through {@link #withMaxHold} if a maximum hold time is set.
+     *
+     * @throws InterruptedException if interrupted while waiting, or on entry (the status is cleared)
+     */
+    default boolean tryLock(LockSettings settings) throws InterruptedException {
+        ReentrantDistributedLock lock = settings.maxHold() == null ? this : withMaxHold(settings.maxHold());
+        long waitNanos = saturatedNanos(settings.waitTime());
+        return settings.leaseTime() == null ? lock.tryLock(waitNanos, TimeUnit.NANOSECONDS)
+                : lock.tryLock(waitNanos, settings.leaseTime().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return duration.isNegative() ? 0 : Long.MAX_VALUE; // centuries: as long as it takes
+        }
+    }
+
+    /**
      * Gives back one hold; the last one frees the lock and wakes a waiter. Renewal stops before the
      * release is sent. A release that failed on the network is retried without ever counting twice, and
      * a retry recognises a release that did happen.

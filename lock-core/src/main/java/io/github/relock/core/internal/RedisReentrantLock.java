@@ -10,6 +10,7 @@ import org.springframework.dao.DataAccessException;
 
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOperationException;
+import io.github.relock.core.LockSettings;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
@@ -39,7 +40,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public ReentrantDistributedLock withMaxHold(Duration maxHold) {
-        return new RedisReentrantLock(keys, context, fixedOwner, Arguments.maxHold(maxHold).toNanos());
+        return new RedisReentrantLock(keys, context, fixedOwner,
+                LockSettings.checkLease("maxHold", maxHold).toNanos());
     }
 
     @Override

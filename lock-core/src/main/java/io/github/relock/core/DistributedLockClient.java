@@ -1,0 +1,62 @@
+package io.github.relock.core;
+
+import java.util.Collection;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What hands out distributed locks: the interface that code using relock (the Spring Boot starter among it)
+ * depends on. {@link RedisLockClient} is the implementation.
+ *
+ * <p>A client owns what its locks share (lease renewal, the wake-up of waiters) and is thread-safe; use one
+ * per application and {@link #close()} it on shutdown.
+ */
+public interface DistributedLockClient extends AutoCloseable {
+
+    /**
+     * A handle on the lock called {@code name}, owned by whichever thread calls it. Handles are cheap:
+     * there is no need to cache them.
+     *
+     * @throws IllegalArgumentException if the name is null, blank or longer than {@link LockNames#MAX_LENGTH}
+     */
+    ReentrantDistributedLock getLock(String name);
+
+    /**
+     * A handle on the lock called {@code name}, owned by {@code owner} instead of a thread: acquire on one
+     * thread, release on another.
+     *
+     * @throws IllegalArgumentException if the owner was made by another client
+     */
+    ReentrantDistributedLock getLock(String name, LockOwner owner);
+
+    /**
+     * One handle on several locks, taken all or none: in a fixed order (sorted by name, duplicates once), so
+     * that two callers that lock the same names in a different order cannot deadlock, and within one wait
+     * budget. Owned by the calling thread.
+     *
+     * @throws IllegalArgumentException if there is no name, or one is invalid
+     */
+    MultiLock getMultiLock(String... names);
+
+    /** As {@link #getMultiLock(String...)}, owned by {@code owner}, or by the calling thread if it is null. */
+    MultiLock getMultiLock(Collection<String> names, @Nullable LockOwner owner);
+
+    /** A new owner for work that moves between threads; see {@link LockOwner}. */
+    LockOwner newOwner();
+
+    /** The locks this client's owners hold, as last seen locally (no Redis round trip). */
+    List<HeldLock> heldLocks();
+
+    /** Adds a listener for locks found lost while held. */
+    void addLockLostListener(LockLostListener listener);
+
+    void removeLockLostListener(LockLostListener listener);
+
+    /** The id that starts every owner id of this client. */
+    String getClientId();
+
+    /** Stops renewing leases and releases what the client's waiters use; held locks then end with their leases. */
+    @Override
+    void close();
+}

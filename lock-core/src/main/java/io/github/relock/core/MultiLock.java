@@ -1,0 +1,23 @@
+package io.github.relock.core;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Several locks held as one: taken all or none, in a fixed order (sorted by name) so that two callers can
+ * never take the same locks in opposite orders, within one wait budget, and released in reverse. Made by
+ * {@link DistributedLockClient#getMultiLock(String...)}.
+ *
+ * <p>As a {@link ReentrantDistributedLock}: {@link #tryLock(long, TimeUnit)} and its kin wait at most once
+ * their wait time for all of the locks together, and release the ones taken if one is not; {@link #unlock()}
+ * releases every lock, carrying on past failures, and then throws the first ({@link LockLostException} if a
+ * lock was lost). {@link #isHeldByCurrentThread()} means all are held, {@link #isLost()} that one is lost,
+ * {@link #getHoldCount()} is the first lock's, and {@link #fencingToken()} is the first lock's token (each
+ * lock has its own: use {@link #locks()} for the others). {@link #getName()} and {@link #getKey()} join the
+ * names and keys with commas. {@link #forceUnlock()} frees every lock.
+ */
+public interface MultiLock extends ReentrantDistributedLock {
+
+    /** The locks, in the order they are taken. */
+    List<ReentrantDistributedLock> locks();
+}

@@ -1,0 +1,154 @@
+package io.github.relock.core.internal;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockLostEvent;
+import io.github.relock.core.LockLostListener;
+import io.github.relock.core.LockNames;
+import io.github.relock.core.LockRedisKeys;
+import io.github.relock.core.MultiLock;
+import io.github.relock.core.RedisLockClientSettings;
+import io.github.relock.core.ReentrantDistributedLock;
+
+/**
+ * What one client's locks share, put together: the Redis commands, the holds, the waiters' subscriptions,
+ * the watchdog and the lost-lock listeners. The public {@code RedisLockClient} is a thin face over this.
+ */
+public final class ClientRuntime implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ClientRuntime.class);
+
+    private final String keyPrefix;
+    private final ClientContext context;
+    private final LeaseWatchdog watchdog;
+    private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong ownerSequence = new AtomicLong();
+    private volatile boolean closed;
+
+    public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
+            List<LockLostListener> listeners) {
+        this.keyPrefix = settings.keyPrefix();
+        // random per instance even with a chosen name: a replayed command is recognised by its owner id, so
+        // two live instances (or a restart while the old one's leases run) must never share one
+        String clientId = settings.clientName() != null ? settings.clientName() + "-" + instanceSuffix()
+                : UUID.randomUUID().toString();
+        LockCommands commands = new LockCommands(factory, settings.minReplicas(),
+                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis());
+        HoldRegistry holds = new HoldRegistry();
+        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId);
+        long watchdogMillis = settings.watchdogTimeout().toMillis();
+        this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, subscriptions,
+                watchdogMillis, this::checkOpen);
+        this.listeners.addAll(listeners);
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
+                this::reportLost);
+    }
+
+    /** 48 random bits, in hex. */
+    private static String instanceSuffix() {
+        return Long.toHexString(UUID.randomUUID().getLeastSignificantBits() & 0xFFFF_FFFF_FFFFL);
+    }
+
+    public String clientId() {
+        return context.clientId();
+    }
+
+    /** A handle on one lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
+    public ReentrantDistributedLock lock(String name, @Nullable String ownerId) {
+        checkOpen();
+        if (ownerId != null && !ownerId.startsWith(context.clientId() + ":")) {
+            throw new IllegalArgumentException("owner " + ownerId + " was created by another RedisLockClient");
+        }
+        return new RedisReentrantLock(LockKeys.of(keyPrefix, LockNames.check(name)), context, ownerId);
+    }
+
+    /** Several locks, sorted by name and without duplicates: the fixed order that keeps callers from deadlocking. */
+    public MultiLock multiLock(Collection<String> names, @Nullable String ownerId) {
+        Objects.requireNonNull(names, "names must not be null");
+        List<ReentrantDistributedLock> locks = new ArrayList<>();
+        for (String name : new TreeSet<>(names)) {
+            locks.add(lock(name, ownerId));
+        }
+        return new RedisMultiLock(locks);
+    }
+
+    public LockRedisKeys redisKeys(String name) {
+        LockKeys keys = LockKeys.of(keyPrefix, LockNames.check(name));
+        return new LockRedisKeys(keys.lock(), keys.fence(), keys.channel());
+    }
+
+    public String newOwnerId() {
+        return context.clientId() + ":owner-" + ownerSequence.incrementAndGet();
+    }
+
+    public List<HeldLock> heldLocks() {
+        List<HeldLock> held = new ArrayList<>();
+        for (Hold hold : context.holds().all()) {
+            if (!hold.lost()) {
+                held.add(new HeldLock(hold.keys().name(), hold.keys().lock(), hold.ownerId(), hold.ownerThread(),
+                        hold.count(), hold.fencingToken(), hold.acquiredAt(), hold.leaseExpiresAt(), hold.watchdog()));
+            }
+        }
+        return held;
+    }
+
+    public void addLockLostListener(LockLostListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+    }
+
+    public void removeLockLostListener(LockLostListener listener) {
+        listeners.remove(listener);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops renewal (returning once the watchdog thread has ended) and the subscriptions; leases then run out. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        watchdog.close();
+        context.subscriptions().close();
+        context.holds().clear();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("RedisLockClient " + context.clientId() + " is closed");
+        }
+    }
+
+    private void reportLost(Hold hold) {
+        LockLostEvent event = new LockLostEvent(hold.keys().name(), hold.keys().lock(), hold.ownerId(),
+                hold.fencingToken(), Instant.now());
+        log.warn("Lock '{}' held by {} was lost: its lease ended before the watchdog could renew it", event.lockName(),
+                event.ownerId());
+        for (LockLostListener listener : listeners) {
+            try {
+                listener.lockLost(event);
+            }
+            catch (Throwable ex) {
+                // one listener's failure, even an Error, must reach neither the others nor the watchdog
+                log.error("LockLostListener {} failed", listener, ex);
+            }
+        }
+    }
+}
