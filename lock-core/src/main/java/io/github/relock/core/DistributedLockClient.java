@@ -56,6 +56,9 @@ public interface DistributedLockClient extends AutoCloseable {
     /** The id that starts every owner id of this client. */
     String getClientId();
 
+    /** Whether {@link #close()} was called. */
+    boolean isClosed();
+
     /** Stops renewing leases and releases what the client's waiters use; held locks then end with their leases. */
     @Override
     void close();

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * time. {@link ReentrantDistributedLock#tryLock(LockSettings)} takes a lock with them; the starter builds
  * one per annotated method from its annotation and {@code relock.*} properties.
  *
- * @param waitTime  how long to wait; zero or negative: one attempt
+ * @param waitTime  how long to wait; zero: one attempt
  * @param leaseTime a fixed lease between 1 ms and 365 days, or {@code null} for the watchdog
  * @param maxHold   how long a hold may last at most (see {@link ReentrantDistributedLock#withMaxHold}), or
  *                  {@code null} for no limit
@@ -23,9 +23,7 @@ public record LockSettings(Duration waitTime, @Nullable Duration leaseTime, @Nul
      * @throws IllegalArgumentException naming the setting that is out of range
      */
     public LockSettings {
-        if (waitTime == null) {
-            throw new IllegalArgumentException("waitTime must not be null");
-        }
+        checkWaitTime(waitTime);
         if (leaseTime != null) {
             checkLease("leaseTime", leaseTime);
         }
@@ -40,13 +38,26 @@ public record LockSettings(Duration waitTime, @Nullable Duration leaseTime, @Nul
     }
 
     /**
+     * Checks a configured wait: not negative. ({@link java.util.concurrent.locks.Lock#tryLock(long,
+     * java.util.concurrent.TimeUnit)} takes a negative wait as no wait; in settings it is a mistake.)
+     *
+     * @throws IllegalArgumentException if null or negative
+     */
+    public static Duration checkWaitTime(Duration waitTime) {
+        if (waitTime == null || waitTime.isNegative()) {
+            throw new IllegalArgumentException("waitTime cannot be negative (0s makes one attempt), was " + waitTime);
+        }
+        return waitTime;
+    }
+
+    /**
      * Checks a lease-like duration: between 1 ms and 365 days.
      *
      * @throws IllegalArgumentException naming {@code what}
      */
     public static Duration checkLease(String what, Duration duration) {
         if (duration == null || duration.compareTo(Duration.ofMillis(1)) < 0 || duration.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(what + " must be between 1 ms and " + MAX_LEASE.toDays()
+            throw new IllegalArgumentException(what + " must be between 1ms and " + MAX_LEASE.toDays()
                     + " days, was " + duration);
         }
         return duration;

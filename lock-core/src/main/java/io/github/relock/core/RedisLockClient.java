@@ -128,6 +128,7 @@ public final class RedisLockClient implements DistributedLockClient {
         return settings.fencingTokenRetention();
     }
 
+    @Override
     public boolean isClosed() {
         return runtime.isClosed();
     }

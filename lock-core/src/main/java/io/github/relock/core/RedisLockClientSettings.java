@@ -41,8 +41,8 @@ public record RedisLockClientSettings(String keyPrefix, Duration watchdogTimeout
 
     public static String checkKeyPrefix(String keyPrefix) {
         if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-            throw new IllegalArgumentException("keyPrefix must not be blank or contain braces (the lock name goes in "
-                    + "the Redis Cluster hash tag), was '" + keyPrefix + "'");
+            throw new IllegalArgumentException("keyPrefix must not be blank, and must not contain braces (the lock name "
+                    + "goes in the Redis Cluster hash tag), was '" + keyPrefix + "'");
         }
         return keyPrefix;
     }
@@ -65,7 +65,7 @@ public record RedisLockClientSettings(String keyPrefix, Duration watchdogTimeout
 
     public static int checkMinReplicas(int minReplicas) {
         if (minReplicas < 0) {
-            throw new IllegalArgumentException("minReplicas must not be negative, was " + minReplicas);
+            throw new IllegalArgumentException("minReplicas cannot be negative, was " + minReplicas);
         }
         return minReplicas;
     }

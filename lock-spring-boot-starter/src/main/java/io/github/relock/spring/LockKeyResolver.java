@@ -27,4 +27,15 @@ public interface LockKeyResolver {
      */
     @Nullable Object resolve(String expression, Method method, @Nullable Object[] arguments, Object target,
             Class<?> targetClass);
+
+    /**
+     * Checks an expression and returns it ready to evaluate, once per method at startup. The default checks
+     * with {@link #validate} and evaluates with {@link #resolve}; the SpEL resolver keeps the parsed form.
+     *
+     * @throws IllegalArgumentException with a message saying what is wrong and how to fix it
+     */
+    default LockKeyExpression parse(String expression, Method method, Class<?> targetClass) {
+        validate(expression, method, targetClass);
+        return (arguments, target) -> resolve(expression, method, arguments, target, targetClass);
+    }
 }

@@ -9,6 +9,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.RedisLockClient;
 
 /**
@@ -18,9 +19,9 @@ import io.github.relock.core.RedisLockClient;
 @Endpoint(id = "relock")
 public class RelockEndpoint {
 
-    private final RedisLockClient client;
+    private final DistributedLockClient client;
 
-    public RelockEndpoint(RedisLockClient client) {
+    public RelockEndpoint(DistributedLockClient client) {
         this.client = client;
     }
 
@@ -28,17 +29,18 @@ public class RelockEndpoint {
     public HeldLocksDescriptor heldLocks() {
         Instant now = Instant.now();
         List<HeldLockDescriptor> locks = client.heldLocks().stream().map(lock -> HeldLockDescriptor.of(lock, now)).toList();
-        return new HeldLocksDescriptor(client.getClientId(), client.getKeyPrefix(), locks);
+        String keyPrefix = client instanceof RedisLockClient redis ? redis.getKeyPrefix() : null;
+        return new HeldLocksDescriptor(client.getClientId(), keyPrefix, locks);
     }
 
     /**
      * The locks one instance holds.
      *
      * @param clientId  the instance's client id, the first part of every owner id
-     * @param keyPrefix the prefix of every lock key
+     * @param keyPrefix the prefix of every lock key (null for a client that is not a {@code RedisLockClient})
      * @param locks     the locks held
      */
-    public record HeldLocksDescriptor(String clientId, String keyPrefix, List<HeldLockDescriptor> locks) {
+    public record HeldLocksDescriptor(String clientId, @Nullable String keyPrefix, List<HeldLockDescriptor> locks) {
     }
 
     /**

@@ -8,7 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.DistributedLockClient;
 import io.github.relock.spring.autoconfigure.RelockAutoConfiguration;
 
 /**
@@ -26,9 +26,9 @@ public final class RelockEndpointAutoConfiguration {
     static class EndpointConfiguration {
 
         @Bean
-        @ConditionalOnBean(RedisLockClient.class)
+        @ConditionalOnBean(DistributedLockClient.class)
         @ConditionalOnMissingBean
-        RelockEndpoint relockEndpoint(RedisLockClient client) {
+        RelockEndpoint relockEndpoint(DistributedLockClient client) {
             return new RelockEndpoint(client);
         }
     }

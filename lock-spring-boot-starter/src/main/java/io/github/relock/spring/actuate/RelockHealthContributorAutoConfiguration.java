@@ -8,7 +8,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.DistributedLockClient;
 import io.github.relock.spring.autoconfigure.RelockAutoConfiguration;
 
 /**
@@ -25,9 +25,9 @@ public final class RelockHealthContributorAutoConfiguration {
     static class HealthConfiguration {
 
         @Bean
-        @ConditionalOnBean(RedisLockClient.class)
+        @ConditionalOnBean(DistributedLockClient.class)
         @ConditionalOnMissingBean(name = "relockHealthIndicator")
-        RelockHealthIndicator relockHealthIndicator(RedisLockClient client) {
+        RelockHealthIndicator relockHealthIndicator(DistributedLockClient client) {
             return new RelockHealthIndicator(client);
         }
     }

@@ -15,7 +15,7 @@ import org.springframework.boot.health.contributor.Health;
 import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockLostListener;
 import io.github.relock.core.LockOwner;
-import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
@@ -39,7 +39,7 @@ public final class RelockHealthIndicator extends AbstractHealthIndicator impleme
     // if the release never reaches Redis the probe key still disappears on its own, soon
     private static final Duration PROBE_LEASE = Duration.ofSeconds(5);
 
-    private final RedisLockClient client;
+    private final DistributedLockClient client;
     private final ReentrantDistributedLock probe;
     /** Not a monitor: the probe talks to Redis while it holds this, and virtual threads must not pin. */
     private final ReentrantLock probeGuard = new ReentrantLock();
@@ -47,7 +47,7 @@ public final class RelockHealthIndicator extends AbstractHealthIndicator impleme
     private final AtomicLong locksLost = new AtomicLong();
     private final AtomicReference<@Nullable LockLostEvent> lastLost = new AtomicReference<>();
 
-    public RelockHealthIndicator(RedisLockClient client) {
+    public RelockHealthIndicator(DistributedLockClient client) {
         super("relock health check failed");
         this.client = client;
         LockOwner owner = client.newOwner();

@@ -1,30 +1,41 @@
 package io.github.relock.spring.aop;
 
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.core.LockSettings;
+import io.github.relock.spring.LockKeyExpression;
+
 /**
- * What one {@code @DistributedLock} method needs at call time, worked out once at startup: nothing in
- * it is parsed again per call.
+ * What one {@code @DistributedLock} method needs at call time, worked out once at startup: nothing in it
+ * is parsed or checked again per call.
  *
- * @param method          the annotated method (the most specific one, on the bean's class)
- * @param name            the logical lock name
- * @param keyExpressions  the key expressions; empty: one lock named {@code name} for the whole method
- * @param waitTime        how long a call waits for its locks
- * @param leaseTime       a fixed lease, or {@code null} for the watchdog
- * @param fallback        the fallback method, or {@code null}
- * @param completionStage whether the method returns a {@code CompletionStage}, so the lock is held until it completes
- * @param maxHold         how long a call may hold its locks at most, or {@code null} for no limit
+ * @param method   the annotated method (the most specific one, on the bean's class)
+ * @param name     the logical lock name (no {@code ':'})
+ * @param keys     the key expressions, parsed; empty: one lock named {@code name} for the whole method
+ * @param settings wait, lease and maximum hold time, from the annotation and {@code relock.*}
+ * @param fallback the fallback method, or {@code null}
+ * @param holding  how the method's return value is held: until it returns, or until its future completes
  */
-public record LockDefinition(Method method, String name, List<String> keyExpressions, Duration waitTime,
-        @Nullable Duration leaseTime, @Nullable LockFallback fallback, boolean completionStage,
-        @Nullable Duration maxHold) {
+public record LockDefinition(Method method, String name, List<Key> keys, LockSettings settings,
+        @Nullable LockFallback fallback, Holding holding) {
+
+    /** A key expression: as written, for messages, and parsed. */
+    public record Key(String expression, LockKeyExpression parsed) {
+    }
+
+    /** How long a call holds its locks, by the method's return type. */
+    public enum Holding {
+        /** Until the method returns or throws. */
+        SYNCHRONOUS,
+        /** Until the {@code CompletionStage} the method returned completes. */
+        COMPLETION_STAGE
+    }
 
     public LockDefinition {
-        keyExpressions = List.copyOf(keyExpressions);
+        keys = List.copyOf(keys);
     }
 
     /** {@code SimpleClassName.method}, for messages. */

@@ -6,7 +6,6 @@ import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.InvalidLockKeyException;
 
 /**
@@ -51,15 +50,6 @@ final class LockKeyValues {
             throw invalid(expression, definition, "evaluated to a blank string for this call, so there is no lock to take");
         }
         return text;
-    }
-
-    /** Checks the composed lock name against the core's limit. */
-    static String lockName(String name, String expression, LockDefinition definition) {
-        if (name.length() > RedisLockClient.MAX_NAME_LENGTH) {
-            throw invalid(expression, definition, "gave a lock name of " + name.length() + " characters; at most "
-                    + RedisLockClient.MAX_NAME_LENGTH + " are allowed. Lock on a shorter key, such as an id");
-        }
-        return name;
     }
 
     /**

@@ -19,6 +19,7 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 
+import io.github.relock.spring.LockKeyExpression;
 import io.github.relock.spring.LockKeyResolver;
 
 /**
@@ -56,13 +57,26 @@ public class SpelLockKeyResolver extends CachedExpressionEvaluator implements Lo
     @Override
     public @Nullable Object resolve(String expression, Method method, @Nullable Object[] arguments, Object target,
             Class<?> targetClass) {
-        LockKeyRootObject root = new LockKeyRootObject(method, arguments, target, targetClass);
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, arguments,
-                getParameterNameDiscoverer());
-        if (beanResolver != null) {
-            context.setBeanResolver(beanResolver);
-        }
-        return expression(expression, method, targetClass).getValue(context);
+        return evaluator(expression(expression, method, targetClass), method, targetClass).evaluate(arguments, target);
+    }
+
+    /** The parsed expression itself, with a fresh evaluation context per call and no cache lookup. */
+    @Override
+    public LockKeyExpression parse(String expression, Method method, Class<?> targetClass) {
+        validate(expression, method, targetClass);
+        return evaluator(expression(expression, method, targetClass), method, targetClass);
+    }
+
+    private LockKeyExpression evaluator(Expression parsed, Method method, Class<?> targetClass) {
+        return (arguments, target) -> {
+            LockKeyRootObject root = new LockKeyRootObject(method, arguments, target, targetClass);
+            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, arguments,
+                    getParameterNameDiscoverer());
+            if (beanResolver != null) {
+                context.setBeanResolver(beanResolver);
+            }
+            return parsed.getValue(context);
+        };
     }
 
     private Expression expression(String expression, Method method, Class<?> targetClass) {

@@ -8,46 +8,44 @@ import org.jspecify.annotations.Nullable;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
- * The lock groups that {@code @DistributedLock} calls on this thread hold right now, so that a
- * transaction committing inside such a call can check that none was lost. Threads only ever see their
- * own entries.
+ * The locks that {@code @DistributedLock} calls on this thread hold right now, so that a transaction
+ * committing inside such a call can check that none was lost. Threads only ever see their own entries.
  */
 public final class ThreadLockScope {
 
-    private static final ThreadLocal<Deque<LockGroup>> GROUPS = new ThreadLocal<>();
+    private static final ThreadLocal<Deque<ReentrantDistributedLock>> LOCKS = new ThreadLocal<>();
 
     private ThreadLockScope() {
     }
 
-    static void enter(LockGroup group) {
-        Deque<LockGroup> groups = GROUPS.get();
-        if (groups == null) {
-            groups = new ArrayDeque<>();
-            GROUPS.set(groups);
+    static void enter(ReentrantDistributedLock lock) {
+        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+        if (locks == null) {
+            locks = new ArrayDeque<>();
+            LOCKS.set(locks);
         }
-        groups.push(group);
+        locks.push(lock);
     }
 
-    static void exit(LockGroup group) {
-        Deque<LockGroup> groups = GROUPS.get();
-        if (groups != null) {
-            groups.remove(group);
-            if (groups.isEmpty()) {
-                GROUPS.remove(); // pooled threads keep nothing between tasks
+    static void exit(ReentrantDistributedLock lock) {
+        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+        if (locks != null) {
+            locks.remove(lock);
+            if (locks.isEmpty()) {
+                LOCKS.remove(); // pooled threads keep nothing between tasks
             }
         }
     }
 
     /** A lock held by a {@code @DistributedLock} call on this thread that this client knows is lost. */
     public static @Nullable ReentrantDistributedLock firstLost() {
-        Deque<LockGroup> groups = GROUPS.get();
-        if (groups == null) {
+        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+        if (locks == null) {
             return null; // commits on threads outside any locked call cost one lookup
         }
-        for (LockGroup group : groups) {
-            ReentrantDistributedLock lost = group.firstLost();
-            if (lost != null) {
-                return lost;
+        for (ReentrantDistributedLock lock : locks) {
+            if (lock.isLost()) {
+                return lock;
             }
         }
         return null;

@@ -21,6 +21,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.function.SingletonSupplier;
 
+import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockLostListener;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.LockFailureHandler;
@@ -51,7 +52,7 @@ import io.micrometer.observation.ObservationRegistry;
 public final class RelockAutoConfiguration {
 
     @Bean
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(DistributedLockClient.class)
     RedisLockClient relockClient(RedisConnectionFactory connectionFactory, RelockProperties properties,
             ObjectProvider<LockLostListener> lockLostListeners) {
         RedisLockClient.Builder builder = RedisLockClient.builder(connectionFactory)
@@ -70,7 +71,7 @@ public final class RelockAutoConfiguration {
     }
 
     @Bean
-    RelockClientLifecycle relockClientLifecycle(RedisLockClient relockClient) {
+    RelockClientLifecycle relockClientLifecycle(DistributedLockClient relockClient) {
         return new RelockClientLifecycle(relockClient);
     }
 
@@ -84,7 +85,7 @@ public final class RelockAutoConfiguration {
     @ConditionalOnMissingBean
     LockDefinitionRegistry relockLockDefinitions(RelockProperties properties, Environment environment,
             LockKeyResolver keyResolver) {
-        return new LockDefinitionRegistry(new LockDefinitionFactory(environment, properties::timingsFor, keyResolver));
+        return new LockDefinitionRegistry(new LockDefinitionFactory(environment, properties::settingsFor, keyResolver));
     }
 
     @Bean
@@ -104,15 +105,14 @@ public final class RelockAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnMissingBean
-    static DistributedLockAdvisor distributedLockAdvisor(Environment environment, ObjectProvider<RedisLockClient> client, ObjectProvider<LockDefinitionRegistry> definitions,
-            ObjectProvider<LockKeyResolver> keyResolver, ObjectProvider<LockFailureHandler> failureHandler,
-            ObjectProvider<LockObserver> observer) {
+    static DistributedLockAdvisor distributedLockAdvisor(Environment environment,
+            ObjectProvider<DistributedLockClient> client, ObjectProvider<LockDefinitionRegistry> definitions,
+            ObjectProvider<LockFailureHandler> failureHandler, ObjectProvider<LockObserver> observer) {
         SingletonSupplier<Optional<LockFailureHandler>> handler =
                 SingletonSupplier.of(() -> Optional.ofNullable(failureHandler.getIfUnique()));
         SingletonSupplier<LockObserver> lockObserver = SingletonSupplier.of(() -> observer.getIfUnique(() -> LockObserver.NOOP));
         DistributedLockInterceptor interceptor = new DistributedLockInterceptor(SingletonSupplier.of(client::getObject),
-                SingletonSupplier.of(definitions::getObject), SingletonSupplier.of(keyResolver::getObject),
-                () -> handler.obtain().orElse(null), lockObserver::obtain);
+                SingletonSupplier.of(definitions::getObject), () -> handler.obtain().orElse(null), lockObserver::obtain);
         // read directly: creating the properties bean this early would keep it from some post-processors
         int order = Binder.get(environment).bind("relock.aspect-order", Integer.class)
                 .orElse(DistributedLockAdvisor.DEFAULT_ORDER);

@@ -2,7 +2,7 @@ package io.github.relock.spring.autoconfigure;
 
 import org.springframework.context.SmartLifecycle;
 
-import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.DistributedLockClient;
 
 /**
  * Closes the lock client when the context stops, before the Redis connection factory stops (phase 0):
@@ -14,9 +14,9 @@ final class RelockClientLifecycle implements SmartLifecycle {
     /** Above the connection factory's phase 0, so this stops first; below the web server's, so requests drain first. */
     static final int PHASE = 100;
 
-    private final RedisLockClient client;
+    private final DistributedLockClient client;
 
-    RelockClientLifecycle(RedisLockClient client) {
+    RelockClientLifecycle(DistributedLockClient client) {
         this.client = client;
     }
 

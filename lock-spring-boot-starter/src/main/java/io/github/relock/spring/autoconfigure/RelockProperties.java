@@ -8,10 +8,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-import io.github.relock.core.RedisLockClient;
-import io.github.relock.spring.InvalidLockConfigurationException;
+import io.github.relock.core.LockSettings;
+import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.spring.aop.DistributedLockAdvisor;
-import io.github.relock.spring.aop.LockTimings;
 
 /**
  * {@code relock.*}: the lock client and the defaults of every {@code @DistributedLock} method, with
@@ -20,9 +19,6 @@ import io.github.relock.spring.aop.LockTimings;
  */
 @ConfigurationProperties("relock")
 public class RelockProperties implements InitializingBean {
-
-    /** Longer leases are almost certainly a unit mistake; the core refuses them too. */
-    private static final Duration MAX_LEASE = Duration.ofDays(365);
 
     /**
      * How long a @DistributedLock call may hold its lock at most: a call still holding it after that (a
@@ -36,7 +32,7 @@ public class RelockProperties implements InitializingBean {
      * name). Fencing tokens can only go backwards if the counter is gone and the Redis server's clock went
      * back by more than this. Between 1s and 365d.
      */
-    private Duration fencingTokenRetention = RedisLockClient.DEFAULT_FENCING_TOKEN_RETENTION;
+    private Duration fencingTokenRetention = RedisLockClientSettings.DEFAULT_FENCING_TOKEN_RETENTION;
 
     /** Whether to auto-configure the lock client and the @DistributedLock aspect. */
     private boolean enabled = true;
@@ -184,97 +180,19 @@ public class RelockProperties implements InitializingBean {
         this.locks = locks;
     }
 
-    /** The timings for a logical lock name: its {@code relock.locks} entry where set, else the defaults. */
-    public LockTimings timingsFor(String name) {
+    /** The settings for a logical lock name: its {@code relock.locks} entry where set, else the defaults. */
+    public LockSettings settingsFor(String name) {
         Lock lock = locks.get(name);
         Duration wait = lock != null && lock.getWaitTime() != null ? lock.getWaitTime() : waitTime;
         Duration lease = lock != null && lock.getLeaseTime() != null ? lock.getLeaseTime() : leaseTime;
         Duration max = lock != null && lock.getMaxHold() != null ? lock.getMaxHold() : maxHold;
-        return new LockTimings(wait, lease, max);
+        return new LockSettings(wait, lease, max);
     }
 
+    /** Checks every value; see {@link RelockPropertiesCheck}. */
     @Override
     public void afterPropertiesSet() {
-        validate();
-    }
-
-    /**
-     * Checks every value.
-     *
-     * @throws InvalidLockConfigurationException naming the property and what to change
-     */
-    public void validate() {
-        if (keyPrefix == null || keyPrefix.isBlank() || keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-            throw invalid("relock.key-prefix", "'" + keyPrefix + "'",
-                    "it must not be blank, and must not contain braces (the lock name goes in the Redis Cluster hash tag)",
-                    "Set relock.key-prefix to a short namespace such as lock: or myapp:lock:, or remove it to use lock:.");
-        }
-        checkWait("relock.wait-time", waitTime);
-        checkLease("relock.lease-time", leaseTime);
-        checkMaxHold("relock.max-hold", maxHold);
-        if (fencingTokenRetention == null || fencingTokenRetention.compareTo(Duration.ofSeconds(1)) < 0
-                || fencingTokenRetention.compareTo(MAX_LEASE) > 0) {
-            throw invalid("relock.fencing-token-retention", String.valueOf(fencingTokenRetention),
-                    "it must be between 1s and 365d",
-                    "Set relock.fencing-token-retention to a duration such as 7d, or remove it to use 7d.");
-        }
-        if (watchdogTimeout == null || watchdogTimeout.compareTo(RedisLockClient.MIN_WATCHDOG_TIMEOUT) < 0
-                || watchdogTimeout.compareTo(RedisLockClient.MAX_WATCHDOG_TIMEOUT) > 0) {
-            throw invalid("relock.watchdog-timeout", String.valueOf(watchdogTimeout),
-                    "it must be between 100ms and 1d: the watchdog renews every third of it, and a crashed holder "
-                            + "blocks its locks this long",
-                    "Set relock.watchdog-timeout to a duration such as 30s, or remove it to use 30s.");
-        }
-        if (clientId != null && (clientId.isBlank() || clientId.indexOf(':') >= 0)) {
-            throw invalid("relock.client-id", "'" + clientId + "'", "it must not be blank or contain ':'",
-                    "Set relock.client-id to a name without colons, such as the host name, or remove it to use "
-                            + "a random UUID.");
-        }
-        if (minReplicas < 0) {
-            throw invalid("relock.min-replicas", String.valueOf(minReplicas), "it cannot be negative",
-                    "Set relock.min-replicas to the number of replicas that must acknowledge each acquisition, or to 0 "
-                            + "for none.");
-        }
-        if (replicaAckTimeout != null && (replicaAckTimeout.toMillis() < 1
-                || replicaAckTimeout.compareTo(watchdogTimeout.dividedBy(3)) >= 0)) {
-            throw invalid("relock.replica-ack-timeout", replicaAckTimeout.toString(),
-                    "it must be at least 1ms and shorter than a third of relock.watchdog-timeout (the renewal interval)",
-                    "Set relock.replica-ack-timeout to a short duration such as 500ms, or remove it to use a tenth of "
-                            + "the watchdog timeout.");
-        }
-        locks.forEach((name, lock) -> {
-            checkWait("relock.locks." + name + ".wait-time", lock.getWaitTime());
-            checkLease("relock.locks." + name + ".lease-time", lock.getLeaseTime());
-            checkMaxHold("relock.locks." + name + ".max-hold", lock.getMaxHold());
-        });
-    }
-
-    private static void checkWait(String property, @Nullable Duration value) {
-        if (value != null && value.isNegative()) {
-            throw invalid(property, value.toString(), "a wait time cannot be negative",
-                    "Set " + property + " to 0s for a single attempt, or to a positive duration such as 5s.");
-        }
-    }
-
-    private static void checkLease(String property, @Nullable Duration value) {
-        if (value != null && (value.isNegative() || value.isZero() || value.compareTo(MAX_LEASE) > 0)) {
-            throw invalid(property, value.toString(), "a lease must be between 1ms and 365 days",
-                    "Set " + property + " to a positive duration such as 10s, or remove it to let the watchdog "
-                            + "keep the lock while the method runs.");
-        }
-    }
-
-    private static void checkMaxHold(String property, @Nullable Duration value) {
-        if (value != null && (value.isNegative() || value.isZero() || value.compareTo(MAX_LEASE) > 0)) {
-            throw invalid(property, value.toString(), "a maximum hold time must be between 1ms and 365 days",
-                    "Set " + property + " to a positive duration such as 10m, or remove it for no limit.");
-        }
-    }
-
-    private static InvalidLockConfigurationException invalid(String property, String value, String problem,
-            String action) {
-        return new InvalidLockConfigurationException("Invalid value " + value + " for " + property + ": " + problem
-                + ".", action);
+        RelockPropertiesCheck.validate(this);
     }
 
     /** Overrides for one logical lock name; what is left empty comes from {@code relock.*}. */

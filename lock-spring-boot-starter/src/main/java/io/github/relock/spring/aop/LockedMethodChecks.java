@@ -1,0 +1,100 @@
+package io.github.relock.spring.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * What makes an annotated method unlockable, found at startup: a proxy that cannot intercept it (it would
+ * silently run unlocked), or a return type whose work outlives the call (the lock would be released before
+ * the work starts).
+ */
+final class LockedMethodChecks {
+
+    private LockedMethodChecks() {
+    }
+
+    /**
+     * Fails when Spring's proxy cannot intercept the method.
+     *
+     * @throws io.github.relock.spring.InvalidLockConfigurationException naming the bean, the method and what to change
+     */
+    static void checkProxyable(LockedMethod where) {
+        Method method = where.method();
+        int modifiers = method.getModifiers();
+        String problem = null;
+        if (Modifier.isStatic(modifiers)) {
+            problem = "is static: calls to it never go through the bean's proxy";
+        }
+        else if (Modifier.isPrivate(modifiers)) {
+            problem = "is private: a proxy cannot intercept it, so the lock would silently never be taken";
+        }
+        else if (Modifier.isFinal(modifiers)) {
+            problem = "is final: a class-based proxy cannot override it, so the lock would silently never be taken";
+        }
+        else if (Modifier.isFinal(where.targetClass().getModifiers()) && !declaredOnInterface(method, where.targetClass())) {
+            problem = "belongs to a final class: a class-based proxy cannot subclass it";
+        }
+        if (problem != null) {
+            throw where.invalid("the method " + problem,
+                    "Make the method public (or protected) and not final or static, in a class that is not final, "
+                            + "and call it through the bean, not from inside the same class.", null);
+        }
+    }
+
+    private static boolean declaredOnInterface(Method method, Class<?> targetClass) {
+        for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(targetClass)) {
+            if (ReflectionUtils.findMethod(type, method.getName(), method.getParameterTypes()) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How the method's return value is held; refuses the kinds whose work would run after the release. */
+    static LockDefinition.Holding holding(LockedMethod where) {
+        checkNotSuspending(where);
+        Class<?> returnType = where.method().getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returnType)) {
+            if (returnType != CompletableFuture.class && returnType != CompletionStage.class) {
+                throw where.invalid("returns " + returnType.getName()
+                        + ": the lock is held until the future completes, and the aspect returns a CompletableFuture",
+                        "Declare the return type as CompletableFuture or CompletionStage.", null);
+            }
+            return LockDefinition.Holding.COMPLETION_STAGE;
+        }
+        if (reactive(returnType)) {
+            throw where.invalid("returns the reactive type " + returnType.getName()
+                            + ", which @DistributedLock does not support: the work runs when the result is subscribed to, "
+                            + "after the method has returned, so the lock would be released before the work starts",
+                    "Return a CompletableFuture (the lock is then held until it completes), or take the lock "
+                            + "programmatically with DistributedLockClient.newOwner() around the reactive pipeline.", null);
+        }
+        return LockDefinition.Holding.SYNCHRONOUS;
+    }
+
+    private static boolean reactive(Class<?> returnType) {
+        return ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType) != null;
+    }
+
+    /**
+     * A Kotlin suspend function returns as soon as it suspends, and its work goes on after the lock would
+     * have been released. Its compiled form ends with a {@code kotlin.coroutines.Continuation} parameter.
+     */
+    private static void checkNotSuspending(LockedMethod where) {
+        Class<?>[] parameters = where.method().getParameterTypes();
+        @Nullable Class<?> last = parameters.length > 0 ? parameters[parameters.length - 1] : null;
+        if (last != null && last.getName().equals("kotlin.coroutines.Continuation")) {
+            throw where.invalid("is a Kotlin suspend function, which @DistributedLock does not support yet: it "
+                            + "returns when it first suspends, so the lock would be released while its work goes on",
+                    "Make it a regular function that returns a CompletableFuture (for example with future { } from "
+                            + "kotlinx-coroutines-jdk8); the lock is then held until it completes.", null);
+        }
+    }
+}
