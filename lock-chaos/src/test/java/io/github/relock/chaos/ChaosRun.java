@@ -41,6 +41,7 @@ final class ChaosRun {
                     events.add(new ChildEvents(child, Ev.PREFIX, history::line));
                 }
                 events.forEach(e -> e.await("READY", START));
+                System.out.printf("%d client JVMs ready after %d ms%n", plan.children(), millisSince(wallStart));
                 long baseline = System.nanoTime();
                 probes.probeChannels("start", baseline); // the baseline: nothing subscribed before the clients start
                 children.forEach(c -> c.send("go"));
@@ -50,7 +51,10 @@ final class ChaosRun {
                     if (phase.index() > 0) {
                         String topologyArg = topology.enter(phase);
                         children.forEach(c -> c.send("phase " + topologyArg));
+                        long switching = System.nanoTime();
                         events.forEach(e -> e.await("PHASE-READY", START));
+                        System.out.printf("clients switched to phase %d in %d ms%n", phase.index(),
+                                millisSince(switching));
                     }
                     long phaseStart = System.nanoTime();
                     System.out.printf("phase %d (%s) starts at %s%n", phase.index(), phase.topology(),
@@ -59,10 +63,14 @@ final class ChaosRun {
                     history.add(new Ev.Fault("PHASE_" + (phase.sentinel() ? "SENTINEL" : "STANDALONE"), "all",
                             phaseStart, System.nanoTime(), "phase" + phase.index()));
                 }
+                long stopping = System.nanoTime();
                 children.forEach(c -> c.send("stop"));
                 events.forEach(e -> e.await("STOPPED", STOP));
+                long stopped = System.nanoTime();
                 probes.awaitPending();
                 probes.probeChannels("end", System.nanoTime());
+                System.out.printf("stopped in %d ms, close probes done %d ms later%n", (stopped - stopping) / 1_000_000,
+                        millisSince(stopped));
                 children.forEach(c -> c.send("exit"));
                 children.forEach(c -> c.awaitExit(Duration.ofSeconds(30)));
             }
@@ -74,6 +82,10 @@ final class ChaosRun {
         long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
         history.dump(plan.label(), plan.seed());
         return Checks.run(plan, schedule, history, wallMillis);
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
     }
 
     private static String[] args(RunPlan plan, int jvm, String topology) {

@@ -30,6 +30,8 @@ import io.github.relock.core.reliability.Factories;
 final class ClientSlot {
 
     private static final long QUIESCE_MILLIS = 10_000;
+    /** At stop: how long drivers get to finish before the clients close under the ones still waiting. */
+    private static final long FINISH_MILLIS = 3_000;
 
     private final int jvm;
     private final int locks;
@@ -171,8 +173,8 @@ final class ClientSlot {
      */
     void stop(List<Thread> drivers) {
         stopping = true;
-        long deadline = System.nanoTime() + Timing.nanos(QUIESCE_MILLIS);
-        join(drivers, deadline);
+        Work.stop();
+        join(drivers, System.nanoTime() + Timing.nanos(FINISH_MILLIS));
         awaitAsyncBodies();
         closeAll();
         join(drivers, System.nanoTime() + Timing.nanos(QUIESCE_MILLIS));

@@ -29,7 +29,7 @@ class RandomFaultScheduleIT {
 
     static final long SEED = Seeds.chosen();
     static final long SCHEDULE_MILLIS = Soak.enabled() ? Soak.duration().toMillis() : 120_000;
-    static final long CONTROL_MILLIS = 12_000;
+    static final long CONTROL_MILLIS = 8_000;
     static final List<RunResult> results = Collections.synchronizedList(new ArrayList<>());
 
     static {

@@ -12,6 +12,8 @@ import java.util.function.BooleanSupplier;
 final class Work {
 
     private static final long SLICE_MILLIS = 50;
+    /** Set when the run stops: sections end at their next slice, so that the JVM stops quickly. */
+    private static volatile boolean stopping;
 
     private Work() {
     }
@@ -26,11 +28,15 @@ final class Work {
                 return true;
             }
             long left = end - System.nanoTime();
-            if (left <= 0) {
+            if (left <= 0 || stopping) {
                 return false;
             }
             LockSupport.parkNanos(Math.min(left, Timing.nanos(SLICE_MILLIS)));
         }
+    }
+
+    static void stop() {
+        stopping = true;
     }
 
     /** How long a section works: mostly a few milliseconds, sometimes longer than a watchdog lease. */
