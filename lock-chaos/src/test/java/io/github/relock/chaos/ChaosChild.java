@@ -20,8 +20,9 @@ import io.github.relock.core.reliability.BrokenScripts;
  * {@code locks}, {@code topology} (see {@link ClientSlot#connect}), optionally {@code broken} (a
  * {@link BrokenScripts} breakage) and {@code brokenClose=true}.
  *
- * <p>Commands on stdin: {@code go}, {@code listener <mode> <ms>}, {@code pool <ms>}, {@code phase
- * <topology>}, {@code stop}, {@code exit}. Answers {@code READY}, {@code PHASE-READY} and {@code STOPPED}.
+ * <p>Commands on stdin: {@code go}, {@code listener <mode> <ms>}, {@code pool <ms>}, {@code quiesce} then
+ * {@code phase <topology>}, {@code stop}, {@code exit}. Answers {@code READY}, {@code QUIESCED},
+ * {@code PHASE-READY} and {@code STOPPED}.
  */
 public final class ChaosChild {
 
@@ -67,6 +68,10 @@ public final class ChaosChild {
                                 Long.parseLong(command[2])));
                 case "pool" -> fault(jvm, "POOL", Long.parseLong(command[1]),
                         () -> ChildFaults.poolExhausted(Long.parseLong(command[1])));
+                case "quiesce" -> {
+                    slot.quiesce();
+                    Out.say("QUIESCED " + jvm);
+                }
                 case "phase" -> {
                     slot.switchTo(command[1]);
                     Out.say("PHASE-READY " + jvm);

@@ -49,9 +49,13 @@ final class ChaosRun {
                 FaultInjector injector = new FaultInjector(topology, children, history);
                 for (FaultSchedule.Phase phase : schedule.phases()) {
                     if (phase.index() > 0) {
+                        // every JVM stops on the old topology before any starts on the new one: two clients on two
+                        // different Redis deployments would each be granted the same lock
+                        long switching = System.nanoTime();
+                        children.forEach(c -> c.send("quiesce"));
+                        events.forEach(e -> e.await("QUIESCED", START));
                         String topologyArg = topology.enter(phase);
                         children.forEach(c -> c.send("phase " + topologyArg));
-                        long switching = System.nanoTime();
                         events.forEach(e -> e.await("PHASE-READY", START));
                         System.out.printf("clients switched to phase %d in %d ms%n", phase.index(),
                                 millisSince(switching));

@@ -153,11 +153,19 @@ final class ClientSlot {
                 ? new HeldAtClose(Holder.programmatic(jvm, old, lock, null), invoke, enter, opId) : null;
     }
 
-    /** Quiesces the drivers, closes both clients and connects both to another topology. */
-    void switchTo(String topology) {
+    /**
+     * Waits until no driver is inside an operation (nor an async body running) and keeps them out: the first
+     * half of a topology switch, done in every JVM before any of them moves on (the calling thread keeps the
+     * drivers out until {@link #switchTo}).
+     */
+    void quiesce() {
         quiesce.writeLock().lock();
+        awaitAsyncBodies();
+    }
+
+    /** After {@link #quiesce()}, on the same thread: closes both clients, connects both to the new topology. */
+    void switchTo(String topology) {
         try {
-            awaitAsyncBodies();
             closeAll();
             lettuce.destroy();
             connect(topology);
