@@ -8,26 +8,29 @@ import io.github.relock.core.ReentrantDistributedLock;
 /** The five ways to acquire through the public API, each with its wait and lease kind. */
 enum Acquire {
 
-    LOCK(false, false, 15),
-    LOCK_LEASE(false, true, 15),
-    TRY_LOCK(false, false, 15),
-    TRY_LOCK_WAIT(true, false, 30),
-    TRY_LOCK_WAIT_LEASE(true, true, 25);
+    LOCK, LOCK_LEASE, TRY_LOCK, TRY_LOCK_WAIT, TRY_LOCK_WAIT_LEASE;
 
-    private final boolean waits;
-    private final boolean leased;
-    private final int weight;
+    /** How often each is picked, in percent. */
+    private int weight() {
+        return switch (this) {
+            case TRY_LOCK_WAIT -> 30;
+            case TRY_LOCK_WAIT_LEASE -> 25;
+            default -> 15;
+        };
+    }
 
-    Acquire(boolean waits, boolean leased, int weight) {
-        this.waits = waits;
-        this.leased = leased;
-        this.weight = weight;
+    private boolean waits() {
+        return this == TRY_LOCK_WAIT || this == TRY_LOCK_WAIT_LEASE;
+    }
+
+    private boolean leased() {
+        return this == LOCK_LEASE || this == TRY_LOCK_WAIT_LEASE;
     }
 
     static Acquire pick(Random random) {
         int roll = random.nextInt(100);
         for (Acquire acquire : values()) {
-            roll -= acquire.weight;
+            roll -= acquire.weight();
             if (roll < 0) {
                 return acquire;
             }
@@ -37,12 +40,12 @@ enum Acquire {
 
     /** A wait for this kind: 0-1.5 s where it takes one, else 0. */
     long waitMillis(Random random) {
-        return waits ? random.nextInt(1_500) : 0;
+        return waits() ? random.nextInt(1_500) : 0;
     }
 
     /** A fixed lease for this kind, 0.2-3 s (some longer than the watchdog lease), or 0 for the watchdog. */
     long leaseMillis(Random random) {
-        return leased ? 200 + random.nextInt(2_800) : 0;
+        return leased() ? 200 + random.nextInt(2_800) : 0;
     }
 
     /** The wait as the stall check sees it: -1 for a call that waits as long as it takes. */

@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -12,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import io.github.relock.core.reliability.BrokenScripts;
+import io.github.relock.core.reliability.ReliabilityChild;
 
 /**
  * A client JVM of the fault schedule: a programmatic client and a Spring Boot context with annotated
@@ -30,14 +30,7 @@ public final class ChaosChild {
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String arg : argv) {
-            int eq = arg.indexOf('=');
-            args.put(arg.substring(0, eq), arg.substring(eq + 1));
-        }
-        if (args.containsKey("broken")) {
-            BrokenScripts.apply(args.get("broken")); // for the life of this JVM
-        }
+        Map<String, String> args = ReliabilityChild.arguments(argv); // applies a "broken" breakage, if any
         int jvm = Integer.parseInt(args.get("jvm"));
         long seed = Long.parseLong(args.get("seed"));
         int locks = Integer.parseInt(args.get("locks"));
@@ -51,7 +44,8 @@ public final class ChaosChild {
         List<Thread> drivers = new ArrayList<>();
         for (int i = 0; i < Integer.parseInt(args.get("threads")); i++) {
             Random random = new Random(Seeds.derive(seed, "jvm" + jvm + "-p" + i));
-            drivers.add(new Thread(new ProgrammaticDriver(jvm, random, slot, locks, hopper), "chaos-p" + jvm + "-" + i));
+            ProgrammaticDriver driver = new ProgrammaticDriver(jvm, random, slot, locks, hopper);
+            drivers.add(new Thread(driver, "chaos-p" + jvm + "-" + i));
         }
         for (int i = 0; i < Integer.parseInt(args.get("annotated")); i++) {
             Random random = new Random(Seeds.derive(seed, "jvm" + jvm + "-a" + i));

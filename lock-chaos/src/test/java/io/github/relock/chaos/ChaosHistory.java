@@ -89,12 +89,12 @@ final class ChaosHistory {
                 .toAbsolutePath().getParent().resolve("chaos").resolve(seed + "-" + label.replaceAll("[^a-z]+", "-")
                         + ".events");
         List<Record> sorted = new ArrayList<>(events);
-        sorted.sort(Comparator.comparingLong(ChaosHistory::instant));
+        sorted.sort(Comparator.comparingLong(Ev::instant));
         try {
             Files.createDirectories(file.getParent());
             try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
                 for (Record event : sorted) {
-                    out.write(at(instant(event)) + " " + Ev.line(event).substring(Ev.PREFIX.length()));
+                    out.write(at(Ev.instant(event)) + " " + Ev.line(event).substring(Ev.PREFIX.length()));
                     out.newLine();
                 }
             }
@@ -102,38 +102,6 @@ final class ChaosHistory {
         catch (IOException ex) {
             throw new UncheckedIOException("Could not write " + file, ex);
         }
-    }
-
-    /** When an event happened, for ordering: a section when it was entered, a call when it was made. */
-    private static long instant(Record event) {
-        if (event instanceof Ev.Section s) {
-            return s.enter();
-        }
-        if (event instanceof Ev.Told t) {
-            return t.at();
-        }
-        if (event instanceof Ev.Op o) {
-            return o.invoke();
-        }
-        if (event instanceof Ev.Write w) {
-            return w.at();
-        }
-        if (event instanceof Ev.Force f) {
-            return f.invoke();
-        }
-        if (event instanceof Ev.Closed c) {
-            return c.invoke();
-        }
-        if (event instanceof Ev.Fault f) {
-            return f.start();
-        }
-        if (event instanceof Ev.Lapsed l) {
-            return l.at();
-        }
-        if (event instanceof Ev.Probe p) {
-            return p.at();
-        }
-        return event instanceof Ev.Stuck s ? s.since() : 0;
     }
 
     /** An instant as the history prints it: seconds since the run started. */

@@ -81,10 +81,10 @@ final class ChaosRun {
             finally {
                 events.forEach(ChildEvents::close);
                 children.forEach(ChildJvm::close);
+                history.dump(plan.label(), plan.seed()); // also when the run failed: it is what there is to read
             }
         }
         long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
-        history.dump(plan.label(), plan.seed());
         return Checks.run(plan, schedule, history, wallMillis);
     }
 

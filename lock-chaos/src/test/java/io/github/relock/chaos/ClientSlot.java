@@ -59,18 +59,22 @@ final class ClientSlot {
     void connect(String topology) {
         String[] parts = topology.split(":", 3);
         if (parts[0].equals("standalone")) {
-            lettuce = factories.standalone(Integer.parseInt(parts[1]), Duration.ofMillis(Timing.COMMAND_TIMEOUT_MILLIS));
+            lettuce = factories.standalone(Integer.parseInt(parts[1]), commandTimeout());
             minReplicas = 0;
         }
         else {
             Set<String> sentinels = Arrays.stream(parts[2].split(",")).collect(Collectors.toSet());
-            lettuce = factories.sentinel(parts[1], sentinels, Duration.ofMillis(Timing.COMMAND_TIMEOUT_MILLIS));
+            lettuce = factories.sentinel(parts[1], sentinels, commandTimeout());
             minReplicas = 1;
         }
         flaky = new FlakyConnectionFactory(lettuce);
         client = newClient();
         context = AnnotatedContext.start(flaky, jvm, minReplicas);
         work = context.getBean(AnnotatedWork.class);
+    }
+
+    private static Duration commandTimeout() {
+        return Duration.ofMillis(Timing.COMMAND_TIMEOUT_MILLIS);
     }
 
     RedisLockClient client() {
@@ -158,15 +162,23 @@ final class ClientSlot {
      * half of a topology switch, done in every JVM before any of them moves on (the calling thread keeps the
      * drivers out until {@link #switchTo}).
      */
-    void quiesce() {
-        quiesce.writeLock().lock();
+    void quiesce() throws InterruptedException {
+        if (!quiesce.writeLock().tryLock(Timing.STALL_MILLIS, TimeUnit.MILLISECONDS)) {
+            // a driver that does not come out of its operation is a stall: record it, and close the clients,
+            // which wakes threads waiting for a lock, so that the switch can go on
+            reportStuck(doing.keySet());
+            closeAll();
+            quiesce.writeLock().lock();
+        }
         awaitAsyncBodies();
     }
 
     /** After {@link #quiesce()}, on the same thread: closes both clients, connects both to the new topology. */
     void switchTo(String topology) {
         try {
-            closeAll();
+            if (!client.isClosed()) {
+                closeAll();
+            }
             lettuce.destroy();
             connect(topology);
         }
@@ -186,13 +198,15 @@ final class ClientSlot {
         awaitAsyncBodies();
         closeAll();
         join(drivers, System.nanoTime() + Timing.nanos(QUIESCE_MILLIS));
-        for (Thread driver : drivers) {
-            if (driver.isAlive()) {
-                Long from = since.get(driver);
-                String top = Arrays.stream(driver.getStackTrace()).limit(6).map(StackTraceElement::toString)
-                        .collect(Collectors.joining("<"));
-                Out.emit(new Ev.Stuck(jvm, driver.getName(), from == null ? 0 : from, doing.get(driver) + "@" + top));
-            }
+        reportStuck(drivers.stream().filter(Thread::isAlive).toList());
+    }
+
+    private void reportStuck(java.util.Collection<Thread> threads) {
+        for (Thread driver : threads) {
+            Long from = since.get(driver);
+            String top = Arrays.stream(driver.getStackTrace()).limit(12).map(StackTraceElement::toString)
+                    .collect(Collectors.joining("<"));
+            Out.emit(new Ev.Stuck(jvm, driver.getName(), from == null ? 0 : from, doing.get(driver) + "@" + top));
         }
     }
 

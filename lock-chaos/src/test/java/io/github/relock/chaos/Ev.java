@@ -16,6 +16,7 @@ final class Ev {
 
     static final String PREFIX = "EV ";
 
+
     /**
      * One critical section: a programmatic hold level or an annotated method body. {@code leaseMillis} 0:
      * watchdog lease; {@code invoke} when its acquisition was called, {@code enter} when it returned (or the
@@ -73,6 +74,11 @@ final class Ev {
     record Stuck(int jvm, String thread, long since, String what) {
     }
 
+    /** The component that says when each kind of event happened: a section when entered, a call when made. */
+    private static final Map<Class<?>, String> WHEN = Map.of(Section.class, "enter", Told.class, "at", Op.class,
+            "invoke", Write.class, "at", Force.class, "invoke", Closed.class, "invoke", Fault.class, "start",
+            Probe.class, "at", Lapsed.class, "at", Stuck.class, "since");
+
     private static final Map<String, Class<?>> TYPES = Arrays.stream(Ev.class.getDeclaredClasses())
             .filter(Class::isRecord).collect(Collectors.toMap(Class::getSimpleName, Function.identity()));
 
@@ -90,6 +96,16 @@ final class Ev {
             throw new IllegalStateException(ex);
         }
         return line.toString();
+    }
+
+    /** When an event happened, for putting a history in order. */
+    static long instant(Record event) {
+        try {
+            return (long) event.getClass().getMethod(WHEN.get(event.getClass())).invoke(event);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /** Parses a line made by {@link #line(Record)}. */

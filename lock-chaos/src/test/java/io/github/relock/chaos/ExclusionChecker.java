@@ -80,9 +80,9 @@ final class ExclusionChecker {
         long from = unexplained.get(0)[0];
         long to = unexplained.get(unexplained.size() - 1)[1];
         violations.add(new Violation("mutual exclusion", a.key(), from, to, List.of(first.id, second.id),
-                String.format(java.util.Locale.ROOT, "two owners inside %s for %.1f ms that no documented limit explains"
-                        + " (%s, granted first, was %s)", a.key(), Intervals.length(unexplained) / 1e6, first.id,
-                        first.toldAt == Intervals.FOREVER ? "never told it lost the lock"
+                String.format(java.util.Locale.ROOT, "two owners inside %s for %.1f ms that no documented limit "
+                        + "explains (%s, granted first, was %s)", a.key(), Intervals.length(unexplained) / 1e6,
+                        first.id, first.toldAt == Intervals.FOREVER ? "never told it lost the lock"
                                 : "told " + first.toldHow + " only later")));
     }
 

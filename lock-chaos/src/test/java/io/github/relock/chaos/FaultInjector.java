@@ -36,7 +36,8 @@ final class FaultInjector {
     }
 
     /** Runs the phase's faults; returns once its time is up and every fault has been undone. */
-    void run(FaultSchedule.Phase phase, List<FaultSchedule.Planned> faults, long phaseStart) throws InterruptedException {
+    void run(FaultSchedule.Phase phase, List<FaultSchedule.Planned> faults, long phaseStart)
+            throws InterruptedException {
         long phaseEnd = phaseStart + Timing.nanos(phase.millis());
         Map<String, List<FaultSchedule.Planned>> lanes = new LinkedHashMap<>();
         faults.forEach(f -> lanes.computeIfAbsent(f.lane(), k -> new ArrayList<>()).add(f));

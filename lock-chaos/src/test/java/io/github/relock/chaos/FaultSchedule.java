@@ -34,7 +34,7 @@ final class FaultSchedule {
         }
     }
 
-    /** One planned fault: at {@code atMillis} into its phase, lasting {@code millis}; {@code target} a JVM or a lock. */
+    /** A planned fault: {@code atMillis} into its phase, {@code millis} long; {@code target} a JVM or a lock. */
     record Planned(int phase, String lane, Kind kind, long atMillis, long millis, int target) {
 
         String describe() {

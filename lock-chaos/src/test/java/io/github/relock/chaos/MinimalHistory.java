@@ -79,7 +79,8 @@ final class MinimalHistory {
                         s.leaseMillis() == 0 ? "watchdog" : "lease " + s.leaseMillis() + " ms", history.at(s.invoke()),
                         history.at(s.enter()), history.at(s.exit()), s.end())));
         for (Ev.Op op : history.all(Ev.Op.class)) {
-            if (hold.sections.stream().anyMatch(s -> op.opId().equals(s.opId()) || op.opId().equals(s.opId() + "-cancel"))) {
+            if (hold.sections.stream().anyMatch(s -> op.opId().equals(s.opId())
+                    || op.opId().equals(s.opId() + "-cancel"))) {
                 lines.add("    call " + op(op, history));
             }
         }

@@ -56,25 +56,27 @@ class RandomFaultScheduleIT {
     @Test
     @Order(2)
     void controlAnAcquireWithoutOwnerCheckBreaksMutualExclusion() throws Exception {
-        RunResult result = run(RunPlan.control("control: acquire without owner check", Seeds.derive(SEED, "owner"),
-                CONTROL_MILLIS, BrokenScripts.ACQUIRE_NO_OWNER_CHECK, false));
-        assertThat(result.violations("mutual exclusion")).as("mutual-exclusion violations caught").isPositive();
+        control("control: acquire without owner check", BrokenScripts.ACQUIRE_NO_OWNER_CHECK, false,
+                "mutual exclusion");
     }
 
     @Test
     @Order(3)
     void controlAConstantFencingTokenBreaksTokenOrder() throws Exception {
-        RunResult result = run(RunPlan.control("control: constant fencing token", Seeds.derive(SEED, "token"),
-                CONTROL_MILLIS, BrokenScripts.ACQUIRE_CONSTANT_TOKEN, false));
-        assertThat(result.violations("fencing token")).as("token-order violations caught").isPositive();
+        control("control: constant fencing token", BrokenScripts.ACQUIRE_CONSTANT_TOKEN, false, "fencing token");
     }
 
     @Test
     @Order(4)
     void controlACloseThatLeaksItsWatchdogIsCaught() throws Exception {
-        RunResult result = run(RunPlan.control("control: close() leaks watchdog and subscription",
-                Seeds.derive(SEED, "close"), CONTROL_MILLIS, null, true));
-        assertThat(result.violations("close:")).as("close violations caught").isPositive();
+        control("control: close() leaks watchdog and subscription", null, true, "close:");
+    }
+
+    /** A short run against a broken lock: the checker must report violations of {@code rule}. */
+    private static void control(String label, String broken, boolean brokenClose, String rule) throws Exception {
+        RunResult result = run(RunPlan.control(label, Seeds.derive(SEED, label), CONTROL_MILLIS, broken,
+                brokenClose));
+        assertThat(result.violations(rule)).as(label + ": violations of '" + rule + "' caught").isPositive();
     }
 
     private static RunResult run(RunPlan plan) throws Exception {

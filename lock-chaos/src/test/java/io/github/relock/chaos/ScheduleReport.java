@@ -28,7 +28,8 @@ final class ScheduleReport {
                 .append(System.getProperty("java.version")).append(", ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" cores. Replay a run with ")
                 .append("`-Drelock.seed=<seed>`.\n\n");
-        text.append("| run | seed | schedule | wall | holds | operations | faults | overlaps (explained) | violations |\n");
+        text.append("| run | seed | schedule | wall | holds | operations | faults | overlaps (explained) ")
+                .append("| violations |\n");
         text.append("|---|---|---|---|---|---|---|---|---|\n");
         for (RunResult r : results) {
             text.append(String.format(Locale.ROOT, "| %s | %d | %d s | %d s | %d | %d | %d | %d (%d) | %d |%n",
@@ -61,7 +62,8 @@ final class ScheduleReport {
                 p.index(), p.topology(), p.millis() / 1000)));
         text.append("- operations: ").append(join(r.operations())).append('\n');
         text.append("- faults applied: ").append(join(r.faults())).append('\n');
-        text.append(String.format(Locale.ROOT, "- claims overlapping in time: %d; explained by a documented limit: %s%n",
+        text.append(String.format(Locale.ROOT, "- claims overlapping in time: %d; explained by a documented limit: "
+                        + "%s%n",
                 r.overlaps(), r.allowed().isEmpty() ? "none" : join(r.allowed())));
         FencedReplay.Figures f = r.fencing();
         text.append(String.format(Locale.ROOT, "- fenced resource replay: %d token writes, %d stale writes refused, "

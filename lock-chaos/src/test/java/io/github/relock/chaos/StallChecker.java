@@ -47,7 +47,7 @@ final class StallChecker {
             }
         }
         for (Ev.Stuck stuck : history.all(Ev.Stuck.class)) {
-            violations.add(new Violation("stall: stuck at the end", "jvm" + stuck.jvm(), stuck.since(), stuck.since(),
+            violations.add(new Violation("stall: driver stuck", "jvm" + stuck.jvm(), stuck.since(), stuck.since(),
                     List.of(stuck.thread()), stuck.what()));
         }
         return violations;
