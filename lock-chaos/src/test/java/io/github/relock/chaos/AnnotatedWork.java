@@ -82,7 +82,8 @@ public class AnnotatedWork {
         int depth = DEPTHS.get().merge(key, 1, Integer::sum);
         holds.put(key, holdId);
         String thread = Thread.currentThread().getName();
-        Holder found = Holder.annotated(jvm, client, "L:" + key, held -> thread.equals(held.ownerThread()), holdId);
+        Holder found = Holder.annotated(jvm, client, "L:" + key, key, held -> thread.equals(held.ownerThread()),
+                holdId);
         Holder holder = found != null ? found : Holder.unidentified(jvm, client, "L:" + key, holdId);
         ReentrantDistributedLock handle = client.getLock(holder.name); // the calling thread owns it
         try {
@@ -121,7 +122,7 @@ public class AnnotatedWork {
         // this name. A nested call that has none runs inside the hold of the call around it (whatever a fix makes
         // of a synchronous call nesting an async one on its key), so its section belongs to that hold.
         String holdId = Ids.hold(jvm);
-        Holder found = Holder.annotated(jvm, client, "L:" + key, held -> held.ownerThread() == null, holdId);
+        Holder found = Holder.annotated(jvm, client, "L:" + key, key, held -> held.ownerThread() == null, holdId);
         Holder holder = found != null ? found : Holder.unidentified(jvm, client, "L:" + key,
                 call.parentHoldId() != null ? call.parentHoldId() : holdId);
         try {

@@ -58,19 +58,25 @@ final class Holder {
 
     /**
      * The holder of an annotated method's lock, found among the client's held locks: the one of this caller
-     * ({@code mine}), preferably under the name the annotation documents, and the newest of those (a body
-     * whose lock was taken over is still registered until it ends); null if there is none.
+     * ({@code mine}) under the name the annotation documents ({@code name:key}), or failing that (should a fix
+     * change the naming) one whose name contains the key; the newest of those, since a body whose lock was
+     * taken over is still registered until it ends. Null if there is none.
      */
-    static Holder annotated(int jvm, RedisLockClient client, String expectedName, Predicate<HeldLock> mine,
-            String holdId) {
+    static Holder annotated(int jvm, RedisLockClient client, String expectedName, String key,
+            Predicate<HeldLock> mine, String holdId) {
         List<HeldLock> candidates = client.heldLocks().stream().filter(mine).toList();
-        HeldLock held = candidates.stream().filter(h -> h.name().equals(expectedName))
-                .max(Comparator.comparing(HeldLock::acquiredAt))
-                .orElse(candidates.size() == 1 ? candidates.get(0) : null);
+        HeldLock held = newest(candidates, h -> h.name().equals(expectedName));
+        if (held == null) {
+            held = newest(candidates, h -> h.name().contains(key));
+        }
         if (held == null) {
             return null;
         }
         return new Holder(jvm, client, held.ownerId(), held.key(), held.name(), held.fencingToken(), holdId);
+    }
+
+    private static HeldLock newest(List<HeldLock> candidates, Predicate<HeldLock> filter) {
+        return candidates.stream().filter(filter).max(Comparator.comparing(HeldLock::acquiredAt)).orElse(null);
     }
 
     /** A body that found no hold of its own: it is inside the lock under the documented name, owner unknown. */

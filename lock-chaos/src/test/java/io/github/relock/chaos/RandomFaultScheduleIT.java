@@ -50,7 +50,7 @@ class RandomFaultScheduleIT {
         RunResult result = run(RunPlan.real(SEED, SCHEDULE_MILLIS));
         assertThat(result.violations()).as(() -> "seed " + SEED + " (replay with -Drelock.seed=" + SEED + "): "
                 + result.violations().size() + " violations; the first ones:\n"
-                + String.join("\n\n", result.minimalHistories())).isEmpty();
+                + String.join("\n\n", result.minimalHistories()) + "\n\n" + result.schedule().describe()).isEmpty();
     }
 
     @Test
