@@ -58,15 +58,27 @@ public class AnnotatedWork {
 
     @DistributedLock(name = "L", key = "#key", waitTime = Timing.ANNOTATED_ASYNC_WAIT_MILLIS + "ms")
     public CompletableFuture<Void> async(String key, Call call) {
+        // counted from here until the body ends, or until the future completes if the body never starts
+        // (a future cancelled while queued never runs it): 0 queued, 1 running, 2 counted off unstarted
+        AtomicInteger state = new AtomicInteger();
         ACTIVE_BODIES.incrementAndGet();
-        return CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> future = CompletableFuture.runAsync(() -> {
+            boolean counted = state.compareAndSet(0, 1);
             try {
                 asyncBody(key, call);
             }
             finally {
-                ACTIVE_BODIES.decrementAndGet();
+                if (counted) {
+                    ACTIVE_BODIES.decrementAndGet();
+                }
             }
         }, EXECUTOR);
+        future.whenComplete((done, failure) -> {
+            if (state.compareAndSet(0, 2)) {
+                ACTIVE_BODIES.decrementAndGet();
+            }
+        });
+        return future;
     }
 
     /** The Redis key of {@code L:<key>} under the documented naming (name, a colon, the key). */

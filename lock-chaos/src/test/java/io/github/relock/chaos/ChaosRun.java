@@ -84,8 +84,10 @@ final class ChaosRun {
                 history.dump(plan.label(), plan.seed()); // also when the run failed: it is what there is to read
             }
         }
-        long wallMillis = (System.nanoTime() - wallStart) / 1_000_000;
-        return Checks.run(plan, schedule, history, wallMillis);
+        long checking = System.nanoTime();
+        RunResult result = Checks.run(plan, schedule, history, millisSince(wallStart));
+        System.out.printf("%s: history checked in %d ms%n", plan.label(), millisSince(checking));
+        return result;
     }
 
     private static long millisSince(long nanos) {
