@@ -39,8 +39,8 @@ final class Checks {
             }
         }
         return new RunResult(plan, schedule, history, wallMillis, holds.size(), operations, faults,
-                exclusion.overlaps(), exclusion.allowedByCause(), FencedReplay.replay(history, holds), violations,
-                minimal);
+                exclusion.overlaps(), exclusion.allowedByCause(), FencedReplay.replay(history, holds),
+                LossReports.count(history, holds, exposures), violations, minimal);
     }
 
     private static String outcome(String result) {

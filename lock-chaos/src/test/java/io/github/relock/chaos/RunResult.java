@@ -9,7 +9,8 @@ import java.util.Map;
  */
 record RunResult(RunPlan plan, FaultSchedule schedule, ChaosHistory history, long wallMillis, int holds,
                  Map<String, Long> operations, Map<String, Long> faults, long overlaps, Map<String, Long> allowed,
-                 FencedReplay.Figures fencing, List<Violation> violations, List<String> minimalHistories) {
+                 FencedReplay.Figures fencing, LossReports.Figures losses, List<Violation> violations,
+                 List<String> minimalHistories) {
 
     long violations(String rulePrefix) {
         return violations.stream().filter(v -> v.rule().startsWith(rulePrefix)).count();

@@ -71,6 +71,10 @@ final class ScheduleReport {
                         + "writes refused; raw sweep (lock-core History, every hold overlap in time, before any "
                         + "rule): %d overlaps, %d token regressions%n", f.writes(), f.staleRefused(),
                 f.staleAccepted(), f.currentRefused(), f.raw().overlaps(), f.raw().tokenRegressions()));
+        text.append(String.format(Locale.ROOT, "- not judged: %d losses reported by unlock() for holds nothing had "
+                        + "taken (no tell before, no fault, lease not run out: a release whose retry found a new "
+                        + "holder); %d watchdog leases their own client showed lapsed while held (renewal had "
+                        + "stopped)%n", r.losses().unexplainedLossReports(), r.losses().lapsedWatchdogLeases()));
         Map<String, Long> byRule = new TreeMap<>();
         r.violations().forEach(v -> byRule.merge(v.rule(), 1L, Long::sum));
         text.append("- violations: ").append(byRule.isEmpty() ? "none" : join(byRule)).append('\n');
