@@ -11,15 +11,20 @@ local expected = tonumber(ARGV[3])
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
 local fence = redis.call('get', KEYS[2])
 
--- the same request already ran (a client library replayed it after a reconnect): do not count it twice.
--- Owner ids are unique per client instance, so no other process can match this
 local lease = tonumber(ARGV[2])
+if expected == 0 and holds > 0 then
+  -- the caller knows of no hold, so this one is its own: a replayed first acquisition, or one the client
+  -- lost track of (a release that never reached Redis, an acquisition that timed out but ran). Owner ids
+  -- are unique per client instance, so no other process can match. Either way: a new hold, a new token
+  redis.call('hdel', KEYS[1], ARGV[1])
+  holds = 0
+end
 if holds == expected + 1 then
-  -- (also an owner that took its own lock again just as its lease was ending: give it the lease it asks for)
+  -- the same re-entry already ran (a client library replayed it after a reconnect): do not count it twice
   if redis.call('pttl', KEYS[1]) < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
-  return {holds, tonumber(string.match(fence or '', '^%d+')) or 0}
+  return {holds, 0}
 end
 if holds ~= expected then
   return {-1, 0}

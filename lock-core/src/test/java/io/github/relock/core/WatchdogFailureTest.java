@@ -1,6 +1,7 @@
 package io.github.relock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -61,6 +62,20 @@ class WatchdogFailureTest {
             assertKeptAliveFor(kept, TIMEOUT.multipliedBy(4));
             assertThat(lost).isEmpty();
             kept.unlock();
+        }
+    }
+
+    @Test
+    void aPoolThatCannotHandOutAConnectionIsALockOperationException() {
+        FaultyConnectionFactory factory = new FaultyConnectionFactory(redis.connectionFactory());
+        try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(TIMEOUT).build()) {
+            ReentrantDistributedLock lock = client.getLock("pool");
+            lock.lock();
+            factory.failFor(Duration.ofSeconds(1));
+            assertThatThrownBy(() -> client.getLock("pool-2").tryLock()).isInstanceOf(LockOperationException.class)
+                    .hasMessageContaining("pool");
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockOperationException.class)
+                    .hasMessageContaining("freed when its lease ends");
         }
     }
 

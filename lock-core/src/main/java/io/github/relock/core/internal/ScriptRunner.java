@@ -4,6 +4,8 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.PoolException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -28,8 +30,8 @@ final class ScriptRunner {
         try {
             query(connection -> null);
         }
-        catch (DataAccessException ex) {
-            // Redis is down at start-up: the first connection that opens tells
+        catch (RuntimeException ex) {
+            // Redis is down at start-up (or the pool is exhausted): the first connection that opens tells
         }
     }
 
@@ -52,11 +54,25 @@ final class ScriptRunner {
     }
 
     <T> @Nullable T query(Function<RedisConnection, @Nullable T> call) {
-        try (RedisConnection connection = factory.getConnection()) {
+        try (RedisConnection connection = connection()) {
             if (cluster == null) {
                 cluster = connection instanceof RedisClusterConnection;
             }
             return call.apply(connection);
+        }
+    }
+
+    /**
+     * A connection from the factory. A pool that cannot hand one out throws Spring's {@link PoolException},
+     * which is not a {@link DataAccessException}: it becomes one here, so that every caller treats it as Redis
+     * not answering (nothing was sent, so a release may safely be sent again).
+     */
+    private RedisConnection connection() {
+        try {
+            return factory.getConnection();
+        }
+        catch (PoolException ex) {
+            throw new RedisConnectionFailureException("Could not get a Redis connection: " + ex.getMessage(), ex);
         }
     }
 

@@ -17,12 +17,12 @@ import io.github.relock.core.internal.LuaScript;
  * <p>Swaps are JVM-wide: every IT class runs in a JVM of its own ({@code reuseForks=false}) and the
  * swap is undone by {@link Swap#close()}. A child JVM applies its own swap from its arguments.
  */
-final class BrokenScripts {
+public final class BrokenScripts {
 
     /** Acquire that never reports "busy": takes the lock even when another owner holds it. */
-    static final String ACQUIRE_NO_OWNER_CHECK = "acquire-no-owner-check";
+    public static final String ACQUIRE_NO_OWNER_CHECK = "acquire-no-owner-check";
     /** Acquire that hands out the same fencing token every time: fencing cannot tell holders apart. */
-    static final String ACQUIRE_CONSTANT_TOKEN = "acquire-constant-token";
+    public static final String ACQUIRE_CONSTANT_TOKEN = "acquire-constant-token";
     /** Release that decrements whatever count the caller believes it had: a replay decrements twice. */
     static final String RELEASE_NO_COUNT_CHECK = "release-no-count-check";
     /** Release that never decrements: holds are never given back. */
@@ -38,13 +38,13 @@ final class BrokenScripts {
     }
 
     /** Undoes a swap. */
-    interface Swap extends AutoCloseable {
+    public interface Swap extends AutoCloseable {
         @Override
         void close();
     }
 
     /** Applies the named breakage until the returned swap is closed. */
-    static Swap apply(String breakage) {
+    public static Swap apply(String breakage) {
         return switch (breakage) {
             case ACQUIRE_NO_OWNER_CHECK -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
                     "if redis.call('exists', KEYS[1]) == 1 then\n  return {0, redis.call('pttl', KEYS[1])}\nend\n",

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Meant for one command in flight per connection at the time of the cut (the first server bytes
  * after the marked command are taken to be its reply).
  */
-final class ChaosProxy implements AutoCloseable {
+public final class ChaosProxy implements AutoCloseable {
 
     private final int targetPort;
     private final ServerSocket server;
@@ -33,7 +33,7 @@ final class ChaosProxy implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private volatile boolean closed;
 
-    ChaosProxy(int targetPort) throws IOException {
+    public ChaosProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.acceptor = new Thread(this::acceptLoop, "chaos-proxy-accept");
@@ -41,29 +41,34 @@ final class ChaosProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
     /** The next command containing {@code marker} runs, but its reply never arrives: the connection drops. */
-    void cutAfterReplyTo(String marker) {
+    public void cutAfterReplyTo(String marker) {
         armed.set(marker.getBytes(StandardCharsets.UTF_8));
     }
 
-    boolean isArmed() {
+    public boolean isArmed() {
         return armed.get() != null;
     }
 
-    void disarm() {
+    public void disarm() {
         armed.set(null);
     }
 
-    int cuts() {
+    public int cuts() {
         return cuts.get();
     }
 
-    int connections() {
+    public int connections() {
         return connections.get();
+    }
+
+    /** Drops every connection open right now, in both directions: clients see a reset and reconnect. */
+    public void cutAll() {
+        sockets.forEach(ChaosProxy::closeQuietly);
     }
 
     private void acceptLoop() {
@@ -71,7 +76,15 @@ final class ChaosProxy implements AutoCloseable {
             try {
                 Socket client = server.accept();
                 Socket upstream = new Socket();
-                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
+                try {
+                    upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
+                }
+                catch (IOException ex) {
+                    // the server is down (killed, restarting): a client left connected here would wait forever
+                    closeQuietly(upstream);
+                    closeQuietly(client);
+                    continue;
+                }
                 client.setTcpNoDelay(true);
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);

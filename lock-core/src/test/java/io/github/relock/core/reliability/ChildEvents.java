@@ -14,13 +14,13 @@ import io.github.relock.test.ChildJvm;
  * handler as they arrive (e.g. {@code WRITE}s applied to a fenced resource); every other line is kept
  * for {@link #await}.
  */
-final class ChildEvents implements AutoCloseable {
+public final class ChildEvents implements AutoCloseable {
 
     private final List<String> lines = new ArrayList<>();
     private final Thread reader;
     private volatile boolean closed;
 
-    ChildEvents(ChildJvm child, String streamPrefix, Consumer<String> handler) {
+    public ChildEvents(ChildJvm child, String streamPrefix, Consumer<String> handler) {
         reader = new Thread(() -> {
             while (!closed) {
                 String line;
@@ -49,7 +49,7 @@ final class ChildEvents implements AutoCloseable {
     }
 
     /** Takes (removes) the first kept line that starts with {@code prefix}, waiting up to {@code timeout}. */
-    String await(String prefix, Duration timeout) {
+    public String await(String prefix, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lines) {
             while (true) {

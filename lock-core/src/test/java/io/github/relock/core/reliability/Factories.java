@@ -2,9 +2,12 @@ package io.github.relock.core.reliability;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -16,10 +19,10 @@ import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
- * Connection factories to addresses the fixtures do not know (a {@link ChaosProxy}), on one shared
- * set of Lettuce event-loop threads that reconnect within 100 ms.
+ * Connection factories to addresses the fixtures do not know (a {@link ChaosProxy}, Sentinels named in
+ * another JVM), on one shared set of Lettuce event-loop threads that reconnect within 100 ms.
  */
-final class Factories implements AutoCloseable {
+public final class Factories implements AutoCloseable {
 
     // Lettuce schedules reconnects on a wheel timer that ticks every 100 ms by default: 5 ms here
     private final HashedWheelTimer timer = new HashedWheelTimer(new DefaultThreadFactory("chaos-timer", true), 5,
@@ -30,8 +33,17 @@ final class Factories implements AutoCloseable {
             .build();
     private final List<LettuceConnectionFactory> created = new CopyOnWriteArrayList<>();
 
-    LettuceConnectionFactory standalone(int port, Duration commandTimeout) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", port),
+    public LettuceConnectionFactory standalone(int port, Duration commandTimeout) {
+        return started(new RedisStandaloneConfiguration("127.0.0.1", port), commandTimeout);
+    }
+
+    /** A factory that finds the primary of {@code master} through the Sentinels at {@code addresses} (host:port). */
+    public LettuceConnectionFactory sentinel(String master, Set<String> addresses, Duration commandTimeout) {
+        return started(new RedisSentinelConfiguration(master, addresses), commandTimeout);
+    }
+
+    private LettuceConnectionFactory started(RedisConfiguration configuration, Duration commandTimeout) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
                 LettuceClientConfiguration.builder().clientResources(resources).commandTimeout(commandTimeout)
                         .shutdownQuietPeriod(Duration.ZERO).shutdownTimeout(Duration.ofSeconds(2)).build());
         factory.afterPropertiesSet();

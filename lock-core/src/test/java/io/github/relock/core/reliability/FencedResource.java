@@ -14,7 +14,7 @@ import java.util.Map;
  * counts stale writes it refused (good), stale writes it accepted (fencing failed) and current writes
  * it refused (tokens went backwards).
  */
-final class FencedResource {
+public final class FencedResource {
 
     private static final class Cell {
         long highestToken = Long.MIN_VALUE;
@@ -30,7 +30,7 @@ final class FencedResource {
     private long accepted;
 
     /** The lock just granted {@code key} to {@code holdId}: from now on every other hold is stale. */
-    synchronized void granted(String key, String holdId) {
+    public synchronized void granted(String key, String holdId) {
         cell(key).currentHold = holdId;
     }
 
@@ -39,7 +39,7 @@ final class FencedResource {
     }
 
     /** Writes {@code value} if {@code token} is not below the highest token seen; returns whether it was accepted. */
-    synchronized boolean write(String key, String holdId, long token, long value) {
+    public synchronized boolean write(String key, String holdId, long token, long value) {
         Cell cell = cell(key);
         boolean stale = !cell.currentHold.equals(holdId);
         if (token < cell.highestToken) {
@@ -70,19 +70,19 @@ final class FencedResource {
         return lost;
     }
 
-    synchronized long staleRefused() {
+    public synchronized long staleRefused() {
         return staleRefused;
     }
 
-    synchronized long staleAccepted() {
+    public synchronized long staleAccepted() {
         return staleAccepted;
     }
 
-    synchronized long currentRefused() {
+    public synchronized long currentRefused() {
         return currentRefused;
     }
 
-    synchronized long accepted() {
+    public synchronized long accepted() {
         return accepted;
     }
 

@@ -16,10 +16,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <p>The {@link #sweep()} counts, per key, holds that began before an earlier hold on the same key had
  * ended (overlaps), and fencing tokens that did not grow in acquisition order.
  */
-final class History {
+public final class History {
 
     /** One outermost hold. {@code releaseNanos} is when the release was invoked (or the holder died). */
-    record Hold(String client, String thread, String key, long token, long acquiredNanos, long releaseNanos) {
+    public record Hold(String client, String thread, String key, long token, long acquiredNanos, long releaseNanos) {
 
         /** The line a child JVM prints for the parent to {@link #parse(String)}. */
         String line() {
@@ -43,16 +43,16 @@ final class History {
      * @param maxOverlapNanos  the longest such overlap
      * @param tokenRegressions holds whose token was not greater than the token of the hold before them
      */
-    record Sweep(long holds, long overlaps, long maxOverlapNanos, long tokenRegressions) {
+    public record Sweep(long holds, long overlaps, long maxOverlapNanos, long tokenRegressions) {
 
-        long maxOverlapMillis() {
+        public long maxOverlapMillis() {
             return maxOverlapNanos / 1_000_000;
         }
     }
 
     private final ConcurrentLinkedQueue<Hold> holds = new ConcurrentLinkedQueue<>();
 
-    void record(String client, String thread, String key, long token, long acquiredNanos, long releaseNanos) {
+    public void record(String client, String thread, String key, long token, long acquiredNanos, long releaseNanos) {
         add(new Hold(client, thread, key, token, acquiredNanos, releaseNanos));
     }
 
@@ -71,7 +71,7 @@ final class History {
         return holds.size();
     }
 
-    Sweep sweep() {
+    public Sweep sweep() {
         Map<String, List<Hold>> byKey = new HashMap<>();
         for (Hold hold : holds) {
             byKey.computeIfAbsent(hold.key(), k -> new ArrayList<>()).add(hold);

@@ -34,14 +34,7 @@ public final class ReliabilityChild {
     private static volatile boolean writing;
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = new HashMap<>();
-        for (String arg : argv) {
-            int eq = arg.indexOf('=');
-            args.put(arg.substring(0, eq), arg.substring(eq + 1));
-        }
-        if (args.containsKey("broken")) {
-            BrokenScripts.apply(args.get("broken")); // for the life of this JVM
-        }
+        Map<String, String> args = arguments(argv);
         LettuceConnectionFactory factory = new LettuceConnectionFactory(
                 new RedisStandaloneConfiguration("127.0.0.1", Integer.parseInt(args.get("port"))),
                 LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
@@ -96,6 +89,22 @@ public final class ReliabilityChild {
             }
         }
         System.exit(0);
+    }
+
+    /**
+     * A child JVM's {@code key=value} arguments. A {@code broken} one (a {@link BrokenScripts} breakage) is
+     * applied to this JVM at once, for its whole life.
+     */
+    public static Map<String, String> arguments(String[] argv) {
+        Map<String, String> args = new HashMap<>();
+        for (String arg : argv) {
+            int eq = arg.indexOf('=');
+            args.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        if (args.containsKey("broken")) {
+            BrokenScripts.apply(args.get("broken"));
+        }
+        return args;
     }
 
     /** Holds {@code count} watchdog locks named {@code name-0..}, then waits for "exit". */

@@ -7,16 +7,16 @@ import java.util.Locale;
  * {@code -Drelock.soak=30m} (or {@code 90s}, {@code 2h}, an ISO {@code PT30M}): scenarios that can run
  * longer do, for manual runs. Unset in {@code ./mvnw verify}, which keeps to its time budget.
  */
-final class Soak {
+public final class Soak {
 
     private Soak() {
     }
 
-    static boolean enabled() {
+    public static boolean enabled() {
         return !duration().isZero();
     }
 
-    static Duration duration() {
+    public static Duration duration() {
         String value = System.getProperty("relock.soak", "").trim().toLowerCase(Locale.ROOT);
         if (value.isEmpty() || value.startsWith("$")) {
             return Duration.ZERO;
