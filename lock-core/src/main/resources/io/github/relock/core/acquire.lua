@@ -19,24 +19,18 @@ if expected == 0 and holds > 0 then
   redis.call('hdel', KEYS[1], ARGV[1])
   holds = 0
 end
-if holds == expected + 1 then
-  -- the same re-entry already ran (a client library replayed it after a reconnect): do not count it twice
-  if redis.call('pttl', KEYS[1]) < lease then
-    redis.call('pexpire', KEYS[1], lease)
-  end
-  return {holds, 0}
+if holds < expected then
+  return {-1, 0}  -- the caller's hold is gone (expired or force-unlocked)
 end
-if holds ~= expected then
-  return {-1, 0}
-end
-
-if holds > 0 then
-  holds = redis.call('hincrby', KEYS[1], ARGV[1], 1)
+if expected > 0 then
+  -- a re-entry: the count becomes what the caller will believe. Set, not added to, so that a replayed
+  -- re-entry never counts twice, and counts that failed releases left behind go
+  redis.call('hset', KEYS[1], ARGV[1], expected + 1)
   -- re-entry may lengthen the lease, never shorten what an outer hold asked for
   if redis.call('pttl', KEYS[1]) < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
-  return {holds, 0}
+  return {expected + 1, 0}
 end
 
 if redis.call('exists', KEYS[1]) == 1 then

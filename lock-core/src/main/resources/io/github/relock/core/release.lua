@@ -27,11 +27,13 @@ local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
 if holds == expected - 1 and holds > 0 then
   return holds
 end
-if holds ~= expected then
+if holds < expected then
   return -1
 end
-if holds > 1 then
-  return redis.call('hincrby', KEYS[1], ARGV[1], -1)
+-- the count becomes what the caller believes, also when a release that failed left one more behind
+if expected > 1 then
+  redis.call('hset', KEYS[1], ARGV[1], expected - 1)
+  return expected - 1
 end
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])

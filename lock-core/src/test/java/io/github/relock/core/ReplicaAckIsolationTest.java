@@ -29,7 +29,7 @@ class ReplicaAckIsolationTest {
             LettuceConnectionFactory factory = primary.connectionFactory(); // shares one native connection
             StringRedisTemplate app = new StringRedisTemplate(factory);
             app.opsForValue().set("unrelated", "v");
-            awaitReplicaInSync(primary);
+            Replication.awaitReplicaOnline(primary);
             try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofSeconds(30))
                     .minReplicas(1).replicaAckTimeout(ACK_TIMEOUT).build()) {
                 replica.pause(); // the acquisition's WAIT now takes the whole ack timeout
@@ -47,23 +47,11 @@ class ReplicaAckIsolationTest {
                 finally {
                     replica.resume();
                 }
-                awaitReplicaInSync(primary);
+                Replication.awaitReplicaOnline(primary);
                 ReentrantDistributedLock lock = client.getLock("replicated");
                 assertThat(lock.tryLock()).as("acknowledged once the replica is back").isTrue();
                 lock.unlock();
             }
         }
-    }
-
-    private static void awaitReplicaInSync(RedisServer primary) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (System.nanoTime() < deadline) {
-            String info = primary.command("INFO", "replication");
-            if (info != null && info.contains("slave0:") && info.contains("state=online")) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("replica never came online");
     }
 }

@@ -79,6 +79,42 @@ class WatchdogFailureTest {
         }
     }
 
+    /** A nested release that failed still ends its level: the outer release frees the lock, whatever count is left. */
+    @Test
+    void aFailedInnerReleaseStillLetsTheOuterReleaseFreeTheLock() {
+        FaultyConnectionFactory factory = new FaultyConnectionFactory(redis.connectionFactory());
+        try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(TIMEOUT).build()) {
+            ReentrantDistributedLock lock = client.getLock("failed-inner-release");
+            lock.lock();
+            lock.lock();
+            factory.failFor(Duration.ofMillis(400));
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockOperationException.class);
+            await().atMost(Duration.ofSeconds(2)).pollInSameThread().until(() -> {
+                try {
+                    lock.unlock();
+                    return true;
+                }
+                catch (LockOperationException stillFailing) {
+                    return false;
+                }
+            });
+            assertThat(redis.commands().exists(lock.getKey())).as("freed by the outer release").isZero();
+            assertThat(client.heldLocks()).isEmpty();
+        }
+    }
+
+    @Test
+    void aLossFoundByAskingRedisIsToldToTheListenersToo() {
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(TIMEOUT)
+                .lockLostListener(lost::add).build()) {
+            ReentrantDistributedLock lock = client.getLock("asked");
+            lock.lock();
+            redis.commands().del(lock.getKey());
+            assertThat(lock.isHeldByCurrentThread()).isFalse(); // before the watchdog's next round
+            assertThat(lost).singleElement().extracting(LockLostEvent::lockName).isEqualTo("asked");
+        }
+    }
+
     @Test
     void aLeaseThatPassedWithoutARenewalIsReportedLost() {
         FaultyConnectionFactory factory = new FaultyConnectionFactory(redis.connectionFactory());

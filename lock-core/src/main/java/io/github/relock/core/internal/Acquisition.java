@@ -56,6 +56,9 @@ final class Acquisition {
         else if (reply.holdGone()) {
             if (hold != null) {
                 context.holds().remove(hold);
+                if (hold.markLost()) {
+                    context.lossReporter().accept(hold); // found by asking Redis: the listeners hear of it too
+                }
             }
             if (before == 0) {
                 throw new IllegalStateException("Redis already records holds of lock '" + keys.name() + "' for owner '"

@@ -1,5 +1,7 @@
 package io.github.relock.core.internal;
 
+import java.util.function.Consumer;
+
 /**
  * What every lock handle of one client shares.
  *
@@ -10,7 +12,9 @@ package io.github.relock.core.internal;
  * @param subscriptions       release notifications for waiters
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
+ * @param lossReporter        tells the lost-lock listeners of a hold found lost
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
-        ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck) {
+        ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
+        Consumer<Hold> lossReporter) {
 }

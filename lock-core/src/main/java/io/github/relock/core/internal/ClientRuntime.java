@@ -52,7 +52,7 @@ public final class ClientRuntime implements AutoCloseable {
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, subscriptions,
-                watchdogMillis, this::checkOpen);
+                watchdogMillis, this::checkOpen, this::reportLost);
         this.listeners.addAll(listeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
                 this::reportLost);
@@ -139,8 +139,8 @@ public final class ClientRuntime implements AutoCloseable {
     private void reportLost(Hold hold) {
         LockLostEvent event = new LockLostEvent(hold.keys().name(), hold.keys().lock(), hold.ownerId(),
                 hold.fencingToken(), Instant.now());
-        log.warn("Lock '{}' held by {} was lost: its lease ended before the watchdog could renew it", event.lockName(),
-                event.ownerId());
+        log.warn("Lock '{}' held by {} was lost: its lease ran out, it was force-unlocked, or Redis lost it",
+                event.lockName(), event.ownerId());
         for (LockLostListener listener : listeners) {
             try {
                 listener.lockLost(event);

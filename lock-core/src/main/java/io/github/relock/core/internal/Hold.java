@@ -162,8 +162,11 @@ public final class Hold {
         return lost;
     }
 
-    void markLost() {
+    /** Marks the hold lost; true if it was not already, so that a loss is reported once. */
+    synchronized boolean markLost() {
+        boolean first = !lost;
         this.lost = true;
+        return first;
     }
 
     /**

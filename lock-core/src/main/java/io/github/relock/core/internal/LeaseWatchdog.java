@@ -139,8 +139,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     private void releaseOverdue() {
         long now = System.nanoTime();
         for (Hold hold : holds.all()) {
-            if (hold.overdue(now) && stillHeld(hold)) {
-                hold.markLost(); // renewal stops first
+            if (hold.overdue(now) && stillHeld(hold) && hold.markLost()) { // renewal stops first
                 try {
                     commands.forceRelease(hold);
                 }
@@ -181,8 +180,9 @@ public final class LeaseWatchdog implements AutoCloseable {
     }
 
     private void reportLost(Hold hold) {
-        hold.markLost();
-        lost.accept(hold);
+        if (hold.markLost()) {
+            lost.accept(hold);
+        }
     }
 
     /** Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended. */

@@ -8,6 +8,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisSystemException;
@@ -31,6 +33,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
  * factory pools); other drivers give each caller a connection of its own anyway.
  */
 final class OwnConnection {
+
+    private static final Logger log = LoggerFactory.getLogger(OwnConnection.class);
 
     private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent(
             "org.springframework.data.redis.connection.lettuce.LettuceConnection",
@@ -94,9 +98,12 @@ final class OwnConnection {
         private static final LettuceExceptionConverter CONVERTER = new LettuceExceptionConverter();
 
         private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+        /** The server's id for this connection before the first script: see {@link #awaitReplicas}. */
+        private final Future<Long> connectionIdBefore;
 
         private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
             this.commands = commands;
+            this.connectionIdBefore = commands.clientId();
         }
 
         /** While a pipeline is open the connection hands out its dedicated native connection; nothing is queued. */
@@ -132,10 +139,25 @@ final class OwnConnection {
             }
         }
 
+        /**
+         * WAIT, bracketed by CLIENT ID. Lettuce reconnects by itself and sends again what was in flight: a
+         * WAIT sent again on a new connection (after a failover, to the new primary) waits for nothing this
+         * connection wrote there and answers at once. If the server's id for the connection changed between
+         * the first script and the WAIT, the acknowledgement is worth nothing: 0.
+         */
         @Override
         public long awaitReplicas(int replicas, long waitMillis) {
             // WAIT answers by its own timeout
-            Long acks = await(commands.waitForReplication(replicas, waitMillis), waitMillis);
+            Future<Long> reply = commands.waitForReplication(replicas, waitMillis);
+            Future<Long> connectionIdAfter = commands.clientId();
+            Long acks = await(reply, waitMillis);
+            Long before = await(connectionIdBefore, 0);
+            Long after = await(connectionIdAfter, 0);
+            if (before == null || !before.equals(after)) {
+                log.warn("The connection was re-established between a lock script and its WAIT; counting the "
+                        + "acknowledgement as none");
+                return 0;
+            }
             return acks == null ? 0 : acks;
         }
 

@@ -155,13 +155,29 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
                 return;
             }
         }
-        long left = releases.release(hold, before);
+        long left;
+        try {
+            left = releases.release(hold, before);
+        }
+        catch (LockOperationException ex) {
+            // the level of nesting ends all the same: the last release frees the hold whatever count is left
+            hold.count(before - 1);
+            throw ex;
+        }
         if (left < 0) {
             context.holds().remove(hold);
+            reportIfNew(hold);
             throw lost(holder);
         }
         if (left > 0) {
             hold.count((int) left);
+        }
+    }
+
+    /** A loss found by asking Redis is told to the listeners too, once, as the watchdog would have. */
+    private void reportIfNew(Hold hold) {
+        if (hold.markLost()) {
+            context.lossReporter().accept(hold);
         }
     }
 
@@ -206,6 +222,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         int count = hold.lost() ? 0 : query(() -> context.commands().holdCount(keys, owner));
         if (count == 0) {
+            reportIfNew(hold);
             hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
         }
         return count;

@@ -31,7 +31,7 @@ final class CompletionStageLocking implements LockingStrategy {
     public @Nullable Object invoke(MethodInvocation invocation, LockDefinition definition, List<String> lockNames,
             Object target) throws Throwable {
         DistributedLockClient client = services.client();
-        refuseIfThisThreadHolds(client, lockNames, definition);
+        refuseIfThisThreadHolds(lockNames, definition);
         LockOwner owner = client.newOwner();
         ReentrantDistributedLock lock = lockNames.size() == 1 ? client.getLock(lockNames.get(0), owner)
                 : client.getMultiLock(lockNames, owner);
@@ -99,15 +99,14 @@ final class CompletionStageLocking implements LockingStrategy {
      * The call's locks belong to its future, not to the calling thread. If the thread already holds one (an
      * outer synchronous call), waiting would wait for itself: fail at once instead.
      */
-    private static void refuseIfThisThreadHolds(DistributedLockClient client, List<String> lockNames,
-            LockDefinition definition) {
+    private static void refuseIfThisThreadHolds(List<String> lockNames, LockDefinition definition) {
         for (String name : lockNames) {
-            // asks Redis only if this client knows of a hold by this thread
-            if (client.getLock(name).isHeldByCurrentThread()) {
+            // local: asking Redis would also count as the owner seeing a loss it was never told of
+            if (ThreadLockScope.holds(name)) {
                 throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " returns a "
                         + "CompletionStage, so its lock '" + name + "' is held by the returned future, not by the "
-                        + "calling thread; this thread already holds that lock (an enclosing @DistributedLock call or "
-                        + "lock()), so the call would wait for itself until its wait time ran out. Make the outer "
+                        + "calling thread; this thread already holds that lock through an enclosing @DistributedLock "
+                        + "call, so the call would wait for itself until its wait time ran out. Make the outer "
                         + "call asynchronous too, or call this method outside the locked section");
             }
         }

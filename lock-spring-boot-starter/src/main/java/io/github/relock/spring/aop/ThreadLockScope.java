@@ -2,9 +2,11 @@ package io.github.relock.spring.aop;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
@@ -35,6 +37,21 @@ public final class ThreadLockScope {
                 LOCKS.remove(); // pooled threads keep nothing between tasks
             }
         }
+    }
+
+    /** Whether a {@code @DistributedLock} call on this thread holds the lock called {@code name}; no Redis call. */
+    static boolean holds(String name) {
+        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+        if (locks == null) {
+            return false;
+        }
+        for (ReentrantDistributedLock lock : locks) {
+            List<ReentrantDistributedLock> members = lock instanceof MultiLock multi ? multi.locks() : List.of(lock);
+            if (members.stream().anyMatch(member -> member.getName().equals(name))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A lock held by a {@code @DistributedLock} call on this thread that this client knows is lost. */
