@@ -2,7 +2,7 @@
 -- KEYS[1] lock hash (field = owner id, value = hold count)   KEYS[2] fencing counter
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
 -- ARGV[4] how long the fencing counter is kept after it last changed, in ms
--- Returns {holds, token}: holds >= 1 acquired (token is 0 on re-entry: the caller keeps its own),
+-- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner, {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
 --
 -- The counter reads 'token:floor:released': the last token issued; every hold whose token is at least
@@ -30,7 +30,7 @@ if expected > 0 then
   if redis.call('pttl', KEYS[1]) < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
-  return {expected + 1, 0}
+  return {expected + 1, tonumber(string.match(fence or '', '^%d+')) or 0}
 end
 
 if redis.call('exists', KEYS[1]) == 1 then

@@ -1,5 +1,7 @@
 package io.github.relock.core.internal;
 
+import java.util.concurrent.TimeUnit;
+
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
@@ -41,10 +43,14 @@ final class Acquisition {
         }
         int before = hold == null ? 0 : hold.count();
         long sent = System.nanoTime();
+        // a fixed lease beyond what the hold has left: with minReplicas, replicas must see it too
+        boolean lengthens = hold != null && !watchdog
+                && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - hold.confirmedUntilNanos() > 0;
         AcquireReply reply;
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
-            reply = Interrupts.uninterruptibly(() -> context.commands().acquire(keys, holder.bytes(), leaseMillis, before));
+            reply = Interrupts.uninterruptibly(
+                    () -> context.commands().acquire(keys, holder.bytes(), leaseMillis, before, lengthens));
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name() + "': "
@@ -84,6 +90,9 @@ final class Acquisition {
         hold.count((int) reply.holds());
         // the longest lease asked for wins: the script lengthened the lease, never shortened it
         hold.leaseRenewed(sent, leaseMillis);
+        if (context.commands().awaitsReplicas() && !watchdog) {
+            hold.acknowledged(sent, leaseMillis); // a longer lease was acknowledged, or not taken; never shortens
+        }
         if (watchdog) {
             hold.handToWatchdog();
         }

@@ -151,7 +151,10 @@ public final class Hold {
      * acknowledged keeps it at least until {@code sentNanos + leaseMillis} on any of them.
      */
     void acknowledged(long sentNanos, long leaseMillis) {
-        this.acknowledgedUntilNanos = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        long until = sentNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        if (acknowledgedUntilNanos == Long.MAX_VALUE || until - acknowledgedUntilNanos > 0) {
+            this.acknowledgedUntilNanos = until;
+        }
     }
 
     long acknowledgedUntilNanos() {

@@ -57,17 +57,24 @@ public final class LockCommands {
      * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
      */
     public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
-        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore);
+        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, false);
     }
 
-    /** {@link #acquire(LockKeys, String, long, int)} with the owner id already UTF-8 encoded. */
-    public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore) {
+    /**
+     * {@link #acquire(LockKeys, String, long, int)} with the owner id already UTF-8 encoded.
+     *
+     * @param lengthensLease a re-entry that asks for a longer lease than the hold has left: with minReplicas it
+     *                       waits for the replicas too, since a failover would otherwise keep the shorter lease
+     */
+    public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore,
+            boolean lengthensLease) {
         byte[][] args = {keys.lockBytes(), keys.fenceBytes(), ownerId, lease(leaseMillis), Encoding.bytes(holdsBefore),
                 fenceRetention};
         ReplicaAcknowledgement policy = replicas;
-        if (policy != null && holdsBefore == 0) {
+        if (policy != null && (holdsBefore == 0 || lengthensLease)) {
+            // not acknowledged: the one hold just taken is given back, leaving the ones before it
             return runner.run(c -> policy.acquire(c, keys, args, token -> releaseArgs(keys, ownerId,
-                    Encoding.bytes(token), 1)));
+                    Encoding.bytes(token), holdsBefore + 1)));
         }
         return runner.run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 2, args)));
     }

@@ -33,7 +33,7 @@ final class ReplicaAcknowledgement {
     }
 
     /**
-     * Runs the acquire script, then WAITs. Not acknowledged: the acquisition is released on the same
+     * Runs the acquire script, then WAITs. Not acknowledged: the hold just taken is released on the same
      * connection (so after it in the replication stream) and {@link AcquireReply#notAcknowledged()} returned.
      *
      * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first two are the lock's keys
@@ -43,7 +43,7 @@ final class ReplicaAcknowledgement {
             LongFunction<byte[][]> release) {
         return OwnConnection.run(connection, own -> {
             AcquireReply reply = AcquireReply.of(own.eval(LuaScript.ACQUIRE, 2, acquireArgs));
-            if (reply == null || !reply.acquired() || reply.holds() > 1) {
+            if (reply == null || !reply.acquired()) {
                 return reply;
             }
             long acks;

@@ -3,6 +3,7 @@ package io.github.relock.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -15,12 +16,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.relock.test.RedisServer;
 
 /**
- * Lettuce reconnects by itself and may send again what was in flight. A WAIT that ends up on another
- * connection than the script's says nothing about the script's write: the acquisition must then count as
- * not acknowledged (fail closed). The client brackets the WAIT with CLIENT ID to tell.
+ * With {@code minReplicas}, what a holder relies on must have reached a replica: a first acquisition, and a
+ * re-entry that lengthens the lease. What no replica acknowledged counts as not taken (fail closed).
  */
 @Timeout(60)
-class ReplicaAckReconnectTest {
+class ReplicaAcknowledgementTest {
 
     @Test
     void aConnectionDroppedDuringTheWaitNeverCountsAsAcknowledged() throws Exception {
@@ -44,6 +44,38 @@ class ReplicaAckReconnectTest {
                 finally {
                     replica.resume();
                 }
+            }
+        }
+    }
+
+    /** A failover would keep the lease the replica last saw: a re-entry that lengthens it must be acknowledged. */
+    @Test
+    void aReentryThatLengthensTheLeaseWaitsForTheReplicasToo() throws Exception {
+        try (RedisServer primary = RedisServer.start();
+                RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
+            Replication.awaitReplicaOnline(primary);
+            try (RedisLockClient client = RedisLockClient.builder(primary.newConnectionFactory())
+                    .watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1)
+                    .replicaAckTimeout(Duration.ofMillis(300)).build()) {
+                ReentrantDistributedLock lock = client.getLock("lengthened");
+                assertThat(lock.tryLock(0, 2, TimeUnit.SECONDS)).isTrue();
+                assertThat(lock.tryLock(0, 1, TimeUnit.SECONDS)).as("a shorter lease needs no replica").isTrue();
+                replica.pause();
+                try {
+                    assertThat(lock.tryLock(0, 60, TimeUnit.SECONDS)).as("a longer lease no replica saw").isFalse();
+                    assertThat(lock.getHoldCount()).isEqualTo(2);
+                    // the holder goes by the lease a replica saw (the primary may keep the longer one: the safe side)
+                    assertThat(client.heldLocks().get(0).leaseExpiresAt()).isBefore(Instant.now().plusSeconds(3));
+                }
+                finally {
+                    replica.resume();
+                }
+                Replication.awaitReplicaOnline(primary);
+                assertThat(lock.tryLock(0, 60, TimeUnit.SECONDS)).as("acknowledged once the replica is back").isTrue();
+                lock.unlock();
+                lock.unlock();
+                lock.unlock();
+                assertThat(lock.isLocked()).isFalse();
             }
         }
     }
