@@ -65,6 +65,16 @@ final class Resp {
         return reply.toString();
     }
 
+    /** A field of an {@code INFO} reply, e.g. {@code redis_version}; "" if it has none. */
+    static String infoField(String info, String name) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1).trim();
+            }
+        }
+        return "";
+    }
+
     static byte[] encode(String... args) {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         writeAscii(buffer, "*" + args.length + "\r\n");

@@ -1,0 +1,67 @@
+package io.github.relock.test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.lettuce.core.api.sync.RedisCommands;
+
+/** The Spring connection factories and the Lettuce client made for one {@link RedisServer}, closed together. */
+final class ServerConnections {
+
+    private final RedisServer server;
+    private final List<LettuceConnectionFactory> created = new ArrayList<>();
+    private @Nullable LettuceConnectionFactory shared;
+    private LettuceSupport.@Nullable Commands commands;
+
+    ServerConnections(RedisServer server) {
+        this.server = server;
+    }
+
+    /** A new, started factory; {@link #close()} destroys it too. */
+    synchronized LettuceConnectionFactory newFactory(Duration commandTimeout) {
+        LettuceConnectionFactory factory = LettuceSupport.startedFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port()),
+                LettuceSupport.clientConfiguration(commandTimeout).build());
+        created.add(factory);
+        return factory;
+    }
+
+    /** One factory with the default timeout, made on first use. */
+    synchronized LettuceConnectionFactory shared() {
+        if (shared == null) {
+            shared = newFactory(LettuceSupport.DEFAULT_TIMEOUT);
+        }
+        return shared;
+    }
+
+    /** One Lettuce client with the default timeout, made on first use; it reconnects after a restart. */
+    synchronized RedisCommands<String, String> commands() {
+        if (commands == null) {
+            commands = new LettuceSupport.Commands(LettuceSupport.uri(server.host(), server.port(),
+                    LettuceSupport.DEFAULT_TIMEOUT));
+        }
+        return commands.sync();
+    }
+
+    /** Destroys every factory and client made here; later calls make new ones. */
+    void close() {
+        List<LettuceConnectionFactory> factories;
+        LettuceSupport.Commands client;
+        synchronized (this) {
+            factories = new ArrayList<>(created);
+            created.clear();
+            shared = null;
+            client = commands;
+            commands = null;
+        }
+        factories.forEach(LettuceSupport::destroyQuietly);
+        if (client != null) {
+            client.close();
+        }
+    }
+}
