@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One run of {@code redis-server}, from start until it exits: started, awaited until it answers as itself,
  * then stopped, killed, paused or resumed. A {@link RedisServer} makes a new one on every (re)start.
@@ -31,11 +33,12 @@ final class RedisProcess {
      * @throws IllegalStateException if it exits first or does not answer within {@code startTimeout}; the
      *     process is gone then
      */
-    static RedisProcess start(ProcessBuilder builder, String host, int port, Duration startTimeout) throws IOException {
-        Process started = ProcessRegistry.start(builder);
+    static RedisProcess start(ProcessBuilder builder, String host, int port, @Nullable String password,
+            Duration startTimeout, Duration exitGrace) throws IOException {
+        Process started = ProcessRegistry.start(builder, exitGrace);
         try {
             started.getOutputStream().close(); // redis never reads stdin
-            return awaitReady(started, host, port, startTimeout);
+            return awaitReady(started, host, port, password, startTimeout);
         } catch (IOException | RuntimeException e) {
             started.destroyForcibly();
             awaitExit(started);
@@ -43,15 +46,16 @@ final class RedisProcess {
         }
     }
 
-    private static RedisProcess awaitReady(Process started, String host, int port, Duration timeout) {
+    private static RedisProcess awaitReady(Process started, String host, int port, @Nullable String password,
+            Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (!started.isAlive()) {
                 throw new IllegalStateException("exited with code " + started.exitValue() + " before answering PING");
             }
             try {
-                if ("PONG".equals(Resp.call(host, port, Duration.ofSeconds(1), "PING"))) {
-                    String info = String.valueOf(Resp.call(host, port, PROBE_TIMEOUT, "INFO", "server"));
+                if ("PONG".equals(Resp.call(host, port, password, Duration.ofSeconds(1), "PING"))) {
+                    String info = String.valueOf(Resp.call(host, port, password, PROBE_TIMEOUT, "INFO", "server"));
                     long answeringPid = Long.parseLong(Resp.infoField(info, "process_id"));
                     // another server may own the port; then ours dies of "address in use" on the next round
                     if (answeringPid == started.pid()

@@ -15,7 +15,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * A real {@code redis-server} process on a free {@code 127.0.0.1} port, with no persistence, started in
- * milliseconds and fully under the test's control: {@link #kill()}, {@link #pause()}, {@link #restart()}.
+ * milliseconds and fully under the caller's control: {@link #kill()}, {@link #pause()}, {@link #restart()}.
  *
  * <pre>{@code
  * try (RedisServer redis = RedisServer.start()) {
@@ -27,22 +27,22 @@ import io.lettuce.core.api.sync.RedisCommands;
  *
  * <p>The binary is {@code -Dredis.server.binary=/path/to/redis-server}, else {@code redis-server} on the
  * PATH, else the Redis 6.2 binary inside the embedded-redis jar ({@code -Dredis.server.binary=embedded}
- * forces that one). The process is killed at JVM exit even if {@link #close()} never
- * runs. In JUnit, prefer {@code RedisServerExtension} (lock-test-support). Thread-safe.
+ * forces that one). The process is killed at JVM exit even if {@link #close()} never runs, and with the JVM
+ * if it is killed. In JUnit, prefer {@code RedisServerExtension} (lock-test-support). Thread-safe.
  */
 public final class RedisServer implements AutoCloseable {
 
-    private static final String HOST = ServerLauncher.HOST;
-    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
     private final ServerLauncher launcher;
-    private final ServerConnections connections = new ServerConnections(this);
+    private final ServerConnections connections;
     // the latest run, kept after it exits so that pid() and version() still name it
     private volatile @Nullable RedisProcess process;
     private boolean closed;
 
     private RedisServer(Builder builder) {
         this.launcher = new ServerLauncher(builder);
+        this.connections = new ServerConnections(launcher);
     }
 
     /** Starts a standalone server on a free port with no persistence and waits until it answers PING. */
@@ -55,9 +55,9 @@ public final class RedisServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** Always {@code "127.0.0.1"}: servers bind loopback only. */
+    /** The address it listens on: {@code "127.0.0.1"} unless {@link Builder#bind(String)} chose another. */
     public String host() {
-        return HOST;
+        return launcher.host();
     }
 
     /** The port; stays the same across {@link #restart()}. */
@@ -67,7 +67,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** {@code redis://127.0.0.1:<port>}. */
     public String uri() {
-        return "redis://" + HOST + ":" + port();
+        return "redis://" + (host().contains(":") ? "[" + host() + "]" : host()) + ":" + port();
     }
 
     /** The pid of the current process; a {@link #restart()} gives a new one. */
@@ -80,6 +80,11 @@ public final class RedisServer implements AutoCloseable {
     public String version() {
         RedisProcess current = process;
         return current != null ? current.version() : "";
+    }
+
+    /** The executable and where it was found, e.g. {@code "/usr/bin/redis-server (PATH)"}. */
+    public String binary() {
+        return RedisBinary.describe();
     }
 
     /** The server's working directory (a temp dir, deleted by {@link #close()}). */
@@ -174,9 +179,9 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalArgumentException("no command given");
         }
         try {
-            return Resp.call(HOST, port(), PROBE_TIMEOUT, args);
+            return Resp.call(host(), port(), launcher.password(), COMMAND_TIMEOUT, args);
         } catch (IOException e) {
-            throw new UncheckedIOException(args[0] + " on " + HOST + ":" + port() + " failed: " + e.getMessage(), e);
+            throw new UncheckedIOException(args[0] + " on " + host() + ":" + port() + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -225,8 +230,8 @@ public final class RedisServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        String version = version();
-        return "RedisServer[" + HOST + ":" + port() + ", pid " + pid() + ", " + (version.isEmpty() ? "?" : version) + "]";
+        String version = version().isEmpty() ? "?" : version();
+        return "RedisServer[" + host() + ":" + port() + ", pid " + pid() + ", " + version + "]";
     }
 
     /** The last lines of this server's log (stdout and stderr), for failure messages. */
@@ -248,13 +253,17 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Configures a {@link RedisServer} before {@link #start()}. */
+    /** Configures a {@link RedisServer} before {@link #start()}. Read by {@link ServerLauncher}. */
     public static final class Builder {
+        String host = "127.0.0.1";
         int port;
         final List<String> args = new ArrayList<>();
         @Nullable String replicaOfHost;
         int replicaOfPort;
         @Nullable List<String> sentinelConfig;
+        @Nullable String password;
+        Duration startTimeout = Duration.ofSeconds(15);
+        Duration exitGrace = Duration.ZERO;
 
         private Builder() {
         }
@@ -268,12 +277,24 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
+        /** Another address of this machine to listen on instead of {@code 127.0.0.1}, e.g. {@code "::1"}. */
+        public Builder bind(String address) {
+            this.host = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
         /**
          * Extra command-line arguments, appended after the defaults so they win, e.g.
          * {@code arg("--maxmemory", "10mb")} or {@code arg("--appendonly", "yes")}.
          */
         public Builder arg(String... args) {
             this.args.addAll(List.of(args));
+            return this;
+        }
+
+        /** {@code --requirepass}; this server's own commands, factories and clients then authenticate. */
+        public Builder password(String password) {
+            this.password = Objects.requireNonNull(password, "password");
             return this;
         }
 
@@ -289,13 +310,29 @@ public final class RedisServer implements AutoCloseable {
             return replicaOf(primary.host(), primary.port());
         }
 
+        /** How long a (re)start may take until the server answers PING; 15 s by default. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * At a normal JVM exit, how long the process may run on so that the application stops it in its own
+         * shutdown (a Spring context closing) before it is killed; zero by default. A killed JVM takes it along
+         * at once all the same.
+         */
+        public Builder exitGrace(Duration grace) {
+            this.exitGrace = Objects.requireNonNull(grace, "grace");
+            return this;
+        }
+
         /** Runs in Sentinel mode with these lines as the initial {@code sentinel.conf}. */
         Builder sentinel(List<String> configLines) {
             this.sentinelConfig = List.copyOf(configLines);
             return this;
         }
 
-        /** Starts the process and waits until it answers PING (up to 15 s, else an exception with its output). */
+        /** Starts the process and waits until it answers PING (else an exception with its output). */
         public RedisServer start() {
             RedisServer server = new RedisServer(this);
             try {

@@ -18,11 +18,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class ServerLauncher {
 
-    static final String HOST = "127.0.0.1";
-    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(15);
     private static final int START_ATTEMPTS = 5;
 
     private final Path binary;
+    private final String host;
+    private final @Nullable String password;
+    private final Duration startTimeout;
+    private final Duration exitGrace;
     private final List<String> userArgs;
     // mutable: a restart as a replica changes whom the node follows from then on
     private volatile @Nullable String replicaOfHost;
@@ -36,6 +38,10 @@ final class ServerLauncher {
 
     ServerLauncher(RedisServer.Builder settings) {
         this.binary = RedisBinary.path();
+        this.host = settings.host;
+        this.password = settings.password;
+        this.startTimeout = settings.startTimeout;
+        this.exitGrace = settings.exitGrace;
         this.userArgs = List.copyOf(settings.args);
         this.replicaOfHost = settings.replicaOfHost;
         this.replicaOfPort = settings.replicaOfPort;
@@ -47,8 +53,16 @@ final class ServerLauncher {
         this.port = fixedPort ? settings.port : Ports.freePort(clusterBus);
     }
 
+    String host() {
+        return host;
+    }
+
     int port() {
         return port;
+    }
+
+    @Nullable String password() {
+        return password;
     }
 
     Path dir() {
@@ -80,7 +94,7 @@ final class ServerLauncher {
             ProcessBuilder builder = new ProcessBuilder(commandLine).directory(dir.toFile())
                     .redirectErrorStream(true).redirectOutput(log.redirect());
             try {
-                return RedisProcess.start(builder, HOST, port, STARTUP_TIMEOUT);
+                return RedisProcess.start(builder, host, port, password, startTimeout, exitGrace);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot run " + RedisBinary.describe(), e);
             } catch (IllegalStateException e) {
@@ -108,8 +122,11 @@ final class ServerLauncher {
             command.add(writeSentinelConfig().toString());
             command.add("--sentinel");
         }
-        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--daemonize", "no",
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", host, "--daemonize", "no",
                 "--dir", dir.toString()));
+        if (password != null) {
+            command.addAll(List.of("--requirepass", password));
+        }
         if (sentinelConfig == null) {
             // no persistence; replicas sync at once (Redis 7 waits 5 s for more replicas by default)
             command.addAll(List.of("--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0"));
