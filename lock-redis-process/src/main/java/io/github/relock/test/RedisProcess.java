@@ -90,7 +90,7 @@ final class RedisProcess {
         return paused && isAlive();
     }
 
-    /** SIGTERM (no save on exit, as nothing is configured to be saved), then SIGKILL if it lingers; waits for the exit. */
+    /** SIGTERM, then SIGKILL if it lingers; waits for the exit. */
     void stop() {
         if (!isAlive()) {
             return;
