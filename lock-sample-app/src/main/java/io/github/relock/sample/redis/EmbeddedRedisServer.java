@@ -123,10 +123,12 @@ public final class EmbeddedRedisServer implements DisposableBean {
         return server != null ? server.pid() : -1;
     }
 
+    /** {@code spring.data.redis.host}: where the server this application uses answers. */
     public String getHost() {
         return host;
     }
 
+    /** {@code spring.data.redis.port}: the fixed port of a server started here too. */
     public int getPort() {
         return port;
     }
