@@ -253,8 +253,9 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Configures a {@link RedisServer} before {@link #start()}. Read by {@link ServerLauncher}. */
+    /** Configures a {@link RedisServer} before {@link #start()}. */
     public static final class Builder {
+        // package-private: ServerLauncher reads them
         String host = "127.0.0.1";
         int port;
         final List<String> args = new ArrayList<>();
