@@ -103,9 +103,9 @@ public final class RedisClusterSetup implements AutoCloseable {
         Await.untilTrue(READY_TIMEOUT, "cluster_state:ok with all slots on every node and synced replicas",
                 () -> nodes.stream().allMatch(node -> {
                     String info = String.valueOf(node.call("CLUSTER", "INFO"));
-                    return "ok".equals(RedisServer.infoField(info, "cluster_state"))
-                            && String.valueOf(SLOTS).equals(RedisServer.infoField(info, "cluster_slots_assigned"))
-                            && String.valueOf(total).equals(RedisServer.infoField(info, "cluster_known_nodes"))
+                    return "ok".equals(Resp.infoField(info, "cluster_state"))
+                            && String.valueOf(SLOTS).equals(Resp.infoField(info, "cluster_slots_assigned"))
+                            && String.valueOf(total).equals(Resp.infoField(info, "cluster_known_nodes"))
                             && (nodes.indexOf(node) < primaries || isSyncedReplica(node));
                 }));
     }

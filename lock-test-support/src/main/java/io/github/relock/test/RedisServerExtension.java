@@ -88,7 +88,7 @@ public final class RedisServerExtension implements BeforeAllCallback, BeforeEach
         }
         target.setTimeout(LettuceSupport.DEFAULT_TIMEOUT);
         uri = target;
-        version = RedisServer.infoField(commands().info("server"), "redis_version");
+        version = Resp.infoField(commands().info("server"), "redis_version");
     }
 
     // Testcontainers is optional: its classes are only loaded here, and their absence skips the tests.

@@ -47,6 +47,31 @@ class ProcessCleanupTest {
         }
     }
 
+    @Test
+    void anExitGraceLetsTheApplicationStopTheServerInItsOwnShutdownHook() {
+        try (ChildJvm child = ChildJvm.start(RedisHolderMain.class, "10000")) {
+            long redisPid = redisPid(child);
+
+            child.send("exit");
+            child.awaitExit(WAIT);
+
+            assertThat(child.lines()).contains("RUNNING AFTER 500 MS true");
+            awaitGone(redisPid);
+        }
+    }
+
+    @Test
+    void withoutAnExitGraceTheServerIsKilledAtOnce() { // the check above can fail
+        try (ChildJvm child = ChildJvm.start(RedisHolderMain.class, "0")) {
+            redisPid(child);
+
+            child.send("exit");
+            child.awaitExit(WAIT);
+
+            assertThat(child.lines()).contains("RUNNING AFTER 500 MS false");
+        }
+    }
+
     private static long redisPid(ChildJvm child) {
         String line = child.awaitLine(text -> text.startsWith("REDIS "), WAIT);
         long pid = Long.parseLong(line.split(" ")[1]);

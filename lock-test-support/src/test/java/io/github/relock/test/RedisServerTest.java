@@ -3,10 +3,14 @@ package io.github.relock.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.dao.QueryTimeoutException;
@@ -178,10 +182,50 @@ class RedisServerTest {
     }
 
     @Test
+    void aPasswordIsRequiredOfOthersAndUsedByTheServersOwnClients() {
+        try (RedisServer redis = RedisServer.builder().password("s3cret").start()) {
+            assertThat(redis.command("PING")).isEqualTo("PONG");
+            assertThat(redis.commands().ping()).isEqualTo("PONG");
+            try (RedisConnection connection = redis.connectionFactory().getConnection()) {
+                assertThat(connection.ping()).isEqualTo("PONG");
+            }
+            assertThatThrownBy(() -> Resp.call(redis.host(), redis.port(), null, Duration.ofSeconds(5), "PING"))
+                    .hasMessageStartingWith("NOAUTH");
+        }
+    }
+
+    @Test
+    void bindListensOnAnotherLocalAddress() {
+        Assumptions.assumeTrue(canBind("127.0.0.2"), "127.0.0.2 is not a local address here (Linux routes 127/8)");
+        try (RedisServer redis = RedisServer.builder().bind("127.0.0.2").start()) {
+            assertThat(redis.host()).isEqualTo("127.0.0.2");
+            assertThat(redis.uri()).isEqualTo("redis://127.0.0.2:" + redis.port());
+            assertThat(redis.command("CONFIG", "GET", "bind")).isEqualTo("bind\n127.0.0.2");
+        }
+    }
+
+    @Test
+    void aServerThatDoesNotAnswerWithinTheStartTimeoutIsStoppedAndReported() {
+        String elsewhere = Integer.toString(Ports.freePort(false)); // it listens there, not where it is probed
+        assertThatThrownBy(() -> RedisServer.builder().arg("--port", elsewhere)
+                .startTimeout(Duration.ofMillis(300)).start())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("did not answer PING within 300 ms");
+    }
+
+    @Test
     void aStartFailureNamesTheCauseAndTheOutput() {
         assertThatThrownBy(() -> RedisServer.builder().arg("--no-such-option", "1").start())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("exited with code")
                 .hasMessageContaining("no-such-option");
+    }
+
+    private static boolean canBind(String address) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(address))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 }

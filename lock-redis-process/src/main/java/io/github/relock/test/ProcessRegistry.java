@@ -7,9 +7,11 @@ import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +20,8 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one place that knows every child process the fixtures started (redis-server, Sentinel, cluster
- * nodes, child JVMs) and every temp directory they use, so that nothing outlives the JVM.
+ * The one place that knows every child process started here (redis-server, Sentinel, cluster nodes, the
+ * test fixtures' child JVMs) and every temp directory they use, so that nothing outlives the JVM.
  *
  * <p>Two layers: a JVM shutdown hook kills what is still alive on a normal exit, and a tiny {@code sh}
  * "reaper" process, fed the pids over its stdin, kills them when that pipe closes, which also happens
@@ -27,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProcessRegistry {
 
-    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+    // each live process with its exit grace
+    private static final Map<Process, Duration> LIVE = new ConcurrentHashMap<>();
     private static final Set<Path> TEMP_DIRS = ConcurrentHashMap.newKeySet();
 
     // Reads "+pid" / "-pid" lines; on EOF (this JVM gone) SIGKILLs the pids still registered.
@@ -54,7 +57,7 @@ final class ProcessRegistry {
     private static boolean reaperTried;
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(ProcessRegistry::cleanUp, "relock-test-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(ProcessRegistry::cleanUp, "relock-process-cleanup"));
     }
 
     private ProcessRegistry() {
@@ -62,8 +65,16 @@ final class ProcessRegistry {
 
     /** Starts the process and registers it, so it is killed at JVM exit if nobody stopped it before. */
     static Process start(ProcessBuilder builder) throws IOException {
+        return start(builder, Duration.ZERO);
+    }
+
+    /**
+     * {@link #start(ProcessBuilder)}, but at a normal JVM exit the process gets {@code exitGrace} to end first:
+     * its owner may be stopping it in another shutdown hook (a Spring context closing) that runs concurrently.
+     */
+    static Process start(ProcessBuilder builder, Duration exitGrace) throws IOException {
         Process process = builder.start();
-        LIVE.add(process);
+        LIVE.put(process, exitGrace);
         tellReaper("+" + process.pid());
         process.onExit().thenRun(() -> {
             LIVE.remove(process);
@@ -118,7 +129,7 @@ final class ProcessRegistry {
         }
     }
 
-    /** Deletes a directory tree now; failures are ignored (it is only test scratch space). */
+    /** Deletes a directory tree now; failures are ignored (it is only scratch space). */
     static void delete(Path dir) {
         TEMP_DIRS.remove(dir);
         if (!Files.exists(dir)) {
@@ -160,16 +171,16 @@ final class ProcessRegistry {
     }
 
     private static void cleanUp() {
-        List<Process> victims = new ArrayList<>(LIVE);
+        long started = System.nanoTime();
+        List<Map.Entry<Process, Duration>> live = new ArrayList<>(LIVE.entrySet());
+        for (Map.Entry<Process, Duration> entry : live) {
+            awaitExit(entry.getKey(), entry.getValue().toNanos() - (System.nanoTime() - started));
+        }
+        List<Process> victims = live.stream().map(Map.Entry::getKey).toList();
         victims.forEach(Process::destroyForcibly);
         for (Process process : victims) {
-            try {
-                if (process.waitFor(2, TimeUnit.SECONDS)) {
-                    tellReaper("-" + process.pid()); // gone: the reaper must not kill a reused pid
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+            if (awaitExit(process, TimeUnit.SECONDS.toNanos(2))) {
+                tellReaper("-" + process.pid()); // gone: the reaper must not kill a reused pid
             }
         }
         synchronized (ProcessRegistry.class) {
@@ -183,5 +194,14 @@ final class ProcessRegistry {
             }
         }
         new ArrayList<>(TEMP_DIRS).forEach(ProcessRegistry::delete);
+    }
+
+    private static boolean awaitExit(Process process, long nanos) {
+        try {
+            return process.waitFor(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

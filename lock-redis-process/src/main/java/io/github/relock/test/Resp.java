@@ -37,15 +37,24 @@ final class Resp {
     private Resp() {
     }
 
-    static @Nullable Object call(String host, int port, Duration timeout, String... args) throws IOException {
+    /** One command on a fresh connection, after {@code AUTH password} on it if a password is given. */
+    static @Nullable Object call(String host, int port, @Nullable String password, Duration timeout, String... args)
+            throws IOException {
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
             socket.connect(new InetSocketAddress(host, port), (int) Math.min(timeout.toMillis(), 1000));
             socket.setSoTimeout((int) timeout.toMillis());
             OutputStream out = socket.getOutputStream();
+            if (password != null) {
+                out.write(encode("AUTH", password));
+            }
             out.write(encode(args));
             out.flush();
-            return read(new BufferedInputStream(socket.getInputStream()));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            if (password != null) {
+                read(in); // +OK; a wrong password throws ErrorReply
+            }
+            return read(in);
         }
     }
 
@@ -63,6 +72,16 @@ final class Resp {
             return String.join("\n", lines);
         }
         return reply.toString();
+    }
+
+    /** A field of an {@code INFO} reply, e.g. {@code redis_version}; "" if it has none. */
+    static String infoField(String info, String name) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1).trim();
+            }
+        }
+        return "";
     }
 
     static byte[] encode(String... args) {
