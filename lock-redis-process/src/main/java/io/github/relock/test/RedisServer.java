@@ -41,7 +41,7 @@ public final class RedisServer implements AutoCloseable {
     private boolean closed;
 
     private RedisServer(Builder builder) {
-        this.launcher = new ServerLauncher(builder);
+        this.launcher = new ServerLauncher(builder.settings());
         this.connections = new ServerConnections(launcher);
     }
 
@@ -255,18 +255,22 @@ public final class RedisServer implements AutoCloseable {
 
     /** Configures a {@link RedisServer} before {@link #start()}. */
     public static final class Builder {
-        // package-private: ServerLauncher reads them
-        String host = "127.0.0.1";
-        int port;
-        final List<String> args = new ArrayList<>();
-        @Nullable String replicaOfHost;
-        int replicaOfPort;
-        @Nullable List<String> sentinelConfig;
-        @Nullable String password;
-        Duration startTimeout = Duration.ofSeconds(15);
-        Duration exitGrace = Duration.ZERO;
+        private String host = "127.0.0.1";
+        private int port;
+        private final List<String> args = new ArrayList<>();
+        private @Nullable String replicaOfHost;
+        private int replicaOfPort;
+        private @Nullable List<String> sentinelConfig;
+        private @Nullable String password;
+        private Duration startTimeout = Duration.ofSeconds(15);
+        private Duration exitGrace = Duration.ZERO;
 
         private Builder() {
+        }
+
+        ServerSettings settings() {
+            return new ServerSettings(host, port, args, replicaOfHost, replicaOfPort, sentinelConfig, password,
+                    startTimeout, exitGrace);
         }
 
         /** A fixed port instead of a free one (no retry on another port if it is taken). */

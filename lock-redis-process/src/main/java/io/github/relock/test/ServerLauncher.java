@@ -36,21 +36,21 @@ final class ServerLauncher {
     private final ServerLog log;
     private volatile int port;
 
-    ServerLauncher(RedisServer.Builder settings) {
+    ServerLauncher(ServerSettings settings) {
         this.binary = RedisBinary.path();
-        this.host = settings.host;
-        this.password = settings.password;
-        this.startTimeout = settings.startTimeout;
-        this.exitGrace = settings.exitGrace;
-        this.userArgs = List.copyOf(settings.args);
-        this.replicaOfHost = settings.replicaOfHost;
-        this.replicaOfPort = settings.replicaOfPort;
-        this.sentinelConfig = settings.sentinelConfig;
+        this.host = settings.host();
+        this.password = settings.password();
+        this.startTimeout = settings.startTimeout();
+        this.exitGrace = settings.exitGrace();
+        this.userArgs = settings.args();
+        this.replicaOfHost = settings.replicaOfHost();
+        this.replicaOfPort = settings.replicaOfPort();
+        this.sentinelConfig = settings.sentinelConfig();
         this.clusterBus = isClusterEnabled(userArgs);
-        this.fixedPort = settings.port != 0;
+        this.fixedPort = settings.port() != 0;
         this.dir = ProcessRegistry.createTempDir(sentinelConfig != null ? "relock-sentinel-" : "relock-redis-");
         this.log = new ServerLog(dir.resolve("redis.log"));
-        this.port = fixedPort ? settings.port : Ports.freePort(clusterBus);
+        this.port = fixedPort ? settings.port() : Ports.freePort(clusterBus);
     }
 
     String host() {

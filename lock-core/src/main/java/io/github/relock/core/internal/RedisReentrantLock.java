@@ -103,32 +103,8 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
         ReleaseWaiter.Candidate candidate = new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis,
                 watchdog, maxHoldNanos);
         return new AcquireLoop(keys, context).acquire(waitNanos, interruptible, candidate,
-                () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos), new AcquireLoop.Unwanted() {
-
-                    @Override
-                    public void interrupted(InterruptedException reported) {
-                        // the interrupt wins: the hold goes on (to the next local waiter or to everyone)
-                        try {
-                            unlock();
-                        }
-                        catch (RuntimeException ex) {
-                            reported.addSuppressed(ex);
-                        }
-                    }
-
-                    @Override
-                    public void closing(RuntimeException reported) {
-                        Hold granted = context.holds().get(keys, holder.id());
-                        if (granted != null && context.holds().remove(granted)) {
-                            try {
-                                new Releases(keys, context).release(granted, 1);
-                            }
-                            catch (RuntimeException ex) {
-                                reported.addSuppressed(ex);
-                            }
-                        }
-                    }
-                });
+                () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
+                new UnwantedHandOff(this, keys, context, holder));
     }
 
     @Override

@@ -54,7 +54,7 @@ public final class RelockAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(DistributedLockClient.class)
     RedisLockClient relockClient(RedisConnectionFactory connectionFactory, RelockProperties properties,
-            ObjectProvider<LockLostListener> lockLostListeners) {
+            RelockPropertiesCheck checked, ObjectProvider<LockLostListener> lockLostListeners) {
         RedisLockClient.Builder builder = RedisLockClient.builder(connectionFactory)
                 .keyPrefix(properties.getKeyPrefix())
                 .watchdogTimeout(properties.getWatchdogTimeout())
@@ -70,6 +70,12 @@ public final class RelockAutoConfiguration {
         return builder.build(); // AutoCloseable: the context closes it
     }
 
+    /** Fails startup on an invalid relock.* value, before the client or any definition uses it. */
+    @Bean
+    RelockPropertiesCheck relockPropertiesCheck(RelockProperties properties) {
+        return new RelockPropertiesCheck(properties);
+    }
+
     @Bean
     RelockClientLifecycle relockClientLifecycle(DistributedLockClient relockClient) {
         return new RelockClientLifecycle(relockClient);
@@ -83,8 +89,8 @@ public final class RelockAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LockDefinitionRegistry relockLockDefinitions(RelockProperties properties, Environment environment,
-            LockKeyResolver keyResolver) {
+    LockDefinitionRegistry relockLockDefinitions(RelockProperties properties, RelockPropertiesCheck checked,
+            Environment environment, LockKeyResolver keyResolver) {
         return new LockDefinitionRegistry(new LockDefinitionFactory(environment, properties::settingsFor, keyResolver));
     }
 

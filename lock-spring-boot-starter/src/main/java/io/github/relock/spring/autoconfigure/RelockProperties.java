@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.relock.core.LockSettings;
@@ -14,11 +13,11 @@ import io.github.relock.spring.aop.DistributedLockAdvisor;
 
 /**
  * {@code relock.*}: the lock client and the defaults of every {@code @DistributedLock} method, with
- * per-lock-name overrides under {@code relock.locks.<name>}. Checked once bound: an invalid value stops
- * startup with a message that says what to change.
+ * per-lock-name overrides under {@code relock.locks.<name>}. Checked at startup by
+ * {@link RelockPropertiesCheck}: an invalid value stops it with a message that says what to change.
  */
 @ConfigurationProperties("relock")
-public class RelockProperties implements InitializingBean {
+public class RelockProperties {
 
     /**
      * How long a @DistributedLock call may hold its lock at most: a call still holding it after that (a
@@ -187,12 +186,6 @@ public class RelockProperties implements InitializingBean {
         Duration lease = lock != null && lock.getLeaseTime() != null ? lock.getLeaseTime() : leaseTime;
         Duration max = lock != null && lock.getMaxHold() != null ? lock.getMaxHold() : maxHold;
         return new LockSettings(wait, lease, max);
-    }
-
-    /** Checks every value; see {@link RelockPropertiesCheck}. */
-    @Override
-    public void afterPropertiesSet() {
-        RelockPropertiesCheck.validate(this);
     }
 
     /** Overrides for one logical lock name; what is left empty comes from {@code relock.*}. */

@@ -3,18 +3,28 @@ package io.github.relock.spring.autoconfigure;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.InitializingBean;
 
 import io.github.relock.core.LockSettings;
 import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.spring.InvalidLockConfigurationException;
 
 /**
- * Checks {@code relock.*} once bound. The rules are the core's ({@link RedisLockClientSettings},
- * {@link LockSettings}); what this adds is the property's name and what to set it to.
+ * Checks {@code relock.*} at startup, before anything uses it. The rules are the core's
+ * ({@link RedisLockClientSettings}, {@link LockSettings}); what this adds is the property's name and what to
+ * set it to.
  */
-final class RelockPropertiesCheck {
+public final class RelockPropertiesCheck implements InitializingBean {
 
-    private RelockPropertiesCheck() {
+    private final RelockProperties properties;
+
+    RelockPropertiesCheck(RelockProperties properties) {
+        this.properties = properties;
+    }
+
+    @Override
+    public void afterPropertiesSet() {
+        validate(properties);
     }
 
     /** @throws InvalidLockConfigurationException naming the property and what to change */
