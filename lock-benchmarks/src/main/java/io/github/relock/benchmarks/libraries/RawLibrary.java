@@ -1,5 +1,8 @@
 package io.github.relock.benchmarks.libraries;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -11,7 +14,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.relock.core.internal.LuaScript;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -68,8 +70,8 @@ public final class RawLibrary implements LockLibrary {
         RedisClient client = RedisClient.create(RedisURI.create(target.host(), target.port()));
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
-        String acquireSha = await(redis.scriptLoad(LuaScript.ACQUIRE.getScriptAsString()));
-        String releaseSha = await(redis.scriptLoad(LuaScript.RELEASE.getScriptAsString()));
+        String acquireSha = await(redis.scriptLoad(script("acquire.lua")));
+        String releaseSha = await(redis.scriptLoad(script("release.lua")));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override
@@ -104,6 +106,8 @@ public final class RawLibrary implements LockLibrary {
 
         private static final ThreadLocal<Map<RawLock, long[]>> HOLDS = ThreadLocal.withInitial(HashMap::new);
         private static final byte[] LEASE = bytes(LEASE_MILLIS);
+        /** The fencing counter's retention, as relock sends it (its default, 7 days). */
+        private static final byte[] FENCE_RETENTION = bytes(TimeUnit.DAYS.toMillis(7));
 
         private final RedisAsyncCommands<byte[], byte[]> redis;
         private final String acquireSha;
@@ -128,7 +132,7 @@ public final class RawLibrary implements LockLibrary {
             long[] hold = HOLDS.get().computeIfAbsent(this, k -> new long[2]); // {count, token}
             while (true) {
                 List<Long> reply = await(redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys, owner, LEASE,
-                        bytes(hold[0])));
+                        bytes(hold[0]), FENCE_RETENTION));
                 long holds = reply.get(0);
                 if (holds > 0) {
                     if (hold[0] == 0) {
@@ -154,7 +158,7 @@ public final class RawLibrary implements LockLibrary {
                 throw new IllegalMonitorStateException("RAW: lock not held");
             }
             Long left = await(redis.<Long>evalsha(releaseSha, ScriptOutputType.INTEGER, keys, owner, bytes(hold[1]),
-                    bytes(hold[0]), channel));
+                    bytes(hold[0]), channel, FENCE_RETENTION));
             if (left < 0) {
                 throw new IllegalMonitorStateException("RAW: lock was lost");
             }
@@ -162,6 +166,22 @@ public final class RawLibrary implements LockLibrary {
             if (left == 0) {
                 holds.remove(this);
             }
+        }
+    }
+
+    /**
+     * One of relock's scripts, as lock-core ships it: the .lua resources are part of its jar (see the README's
+     * "How it works"), so the floor runs exactly what relock runs, without reaching into its internals.
+     */
+    private static String script(String name) {
+        try (InputStream in = RawLibrary.class.getResourceAsStream("/io/github/relock/core/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("lock-core's " + name + " is not on the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
         }
     }
 }

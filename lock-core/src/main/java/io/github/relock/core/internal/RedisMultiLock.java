@@ -14,7 +14,7 @@ import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /** Several locks as one: all or none, in the order given (sorted by the client), one wait budget. */
-public final class RedisMultiLock implements MultiLock {
+final class RedisMultiLock implements MultiLock {
 
     /** One way of taking a single lock within what is left of the budget. */
     @FunctionalInterface
@@ -25,7 +25,7 @@ public final class RedisMultiLock implements MultiLock {
     private final List<ReentrantDistributedLock> locks;
 
     /** @param locks the locks, already in acquisition order and without duplicates */
-    public RedisMultiLock(List<ReentrantDistributedLock> locks) {
+    RedisMultiLock(List<ReentrantDistributedLock> locks) {
         if (locks.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name");
         }

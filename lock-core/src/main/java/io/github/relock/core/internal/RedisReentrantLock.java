@@ -18,7 +18,7 @@ import io.github.relock.core.ReentrantDistributedLock;
  * together from the wait ({@link AcquireLoop}), the round trip ({@link Acquisition}), the hand-off and
  * the release. Holds no state of its own; what is held lives in Redis and in the client's holds.
  */
-public final class RedisReentrantLock implements ReentrantDistributedLock {
+final class RedisReentrantLock implements ReentrantDistributedLock {
 
     private final LockKeys keys;
     private final ClientContext context;
@@ -26,7 +26,7 @@ public final class RedisReentrantLock implements ReentrantDistributedLock {
     /** How long a first acquisition through this handle may be held at most; 0: no limit. */
     private final long maxHoldNanos;
 
-    public RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
+    RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
         this(keys, context, OwnerIds.explicit(fixedOwnerId), 0);
     }
 

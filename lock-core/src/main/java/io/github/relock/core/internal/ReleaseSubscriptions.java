@@ -34,7 +34,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      *
      * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
      */
-    public ReleaseWaiter join(String channelName) {
+    ReleaseWaiter join(String channelName) {
         return join(channelName, null);
     }
 
@@ -42,7 +42,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      * As {@link #join(String)}, for a waiter a local releaser may hand the lock to, as {@code candidate};
      * null: never hand it over.
      */
-    public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate) {
+    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate) {
         while (true) {
             ensureOpen();
             WaiterQueue queue = queues.computeIfAbsent(channelName, WaiterQueue::new);
@@ -104,7 +104,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      * A local thread asleep on this lock, reserved for a hand-off ({@link ReleaseWaiter#offer()}), or
      * null if there is none. The caller then grants or declines it.
      */
-    public @Nullable ReleaseWaiter reserveSleeper(String channelName) {
+    @Nullable ReleaseWaiter reserveSleeper(String channelName) {
         WaiterQueue queue = queues.get(channelName);
         return queue == null ? null : queue.reserveSleeper();
     }

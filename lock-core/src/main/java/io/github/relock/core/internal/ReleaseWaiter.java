@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #decline() declines} (the waiter wakes and tries on its own). A reserved waiter does not
  * leave {@link #await} before one of the two, so a hold is never moved to a thread that has gone.
  */
-public final class ReleaseWaiter implements AutoCloseable {
+final class ReleaseWaiter implements AutoCloseable {
 
     /** Who would own the lock if it were handed over: what the hand-off needs to write and to register. */
     public record Candidate(String ownerId, @Nullable String ownerThread, long leaseMillis, boolean watchdog,
