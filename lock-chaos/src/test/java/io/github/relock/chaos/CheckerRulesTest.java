@@ -96,6 +96,19 @@ class CheckerRulesTest {
                 .extracting(v -> v.involved().get(0)).containsExactly("o1");
     }
 
+    @Test
+    void aNestedCallThatWaitsOnItselfIsAViolationUnlessReplicasCouldNotAcknowledge() {
+        fixedHold("a", 1, 0, 0, 800, 1_000);
+        history.add(new Ev.Op(1, "o1", "ANN_LEASED", KEY, ms(10), ms(420), 400, "not-acquired", "a"));
+        assertThat(StallChecker.check(history, holds(), new Exposures(history)))
+                .extracting(Violation::rule).containsExactly("waited on itself");
+        fault("REJOIN", "sentinel", 5_000, 6_000);
+        assertThat(StallChecker.check(history, holds(), new Exposures(history))).as("a window far off")
+                .extracting(Violation::rule).containsExactly("waited on itself");
+        fault("REPLICA_PAUSE", "sentinel", -500, 5);
+        assertThat(StallChecker.check(history, holds(), new Exposures(history))).isEmpty();
+    }
+
     private List<Violation> exclusion() {
         return ExclusionChecker.check(holds(), new Exposures(history)).violations();
     }

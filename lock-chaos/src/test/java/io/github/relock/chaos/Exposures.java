@@ -60,6 +60,21 @@ final class Exposures {
         return windows;
     }
 
+    /**
+     * Windows in which replicas may acknowledge nothing (a failover, a primary killed or rejoining, a frozen
+     * replica): with {@code minReplicas(1)} an acquisition, and a re-entry that lengthens its lease, then
+     * count as not taken (the README: fail closed), also for a nested call whose own thread holds the lock.
+     */
+    List<Window> unacknowledged() {
+        List<Window> windows = new ArrayList<>();
+        for (Ev.Fault fault : faults) {
+            if (Set.of("FAILOVER", "PRIMARY_KILL", "REJOIN", "REPLICA_PAUSE").contains(fault.kind())) {
+                windows.add(new Window(fault.kind(), fault.start(), fault.end()));
+            }
+        }
+        return windows;
+    }
+
     /** How long JVM {@code jvm} was frozen between two instants. */
     long pausedNanos(int jvm, long from, long to) {
         long paused = 0;

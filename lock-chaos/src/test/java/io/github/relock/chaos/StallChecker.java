@@ -10,7 +10,8 @@ import java.util.Map;
  * out, and slack), not counting time its own JVM was frozen, nor the body of an annotated method; a call
  * that waits as long as it takes within {@link Timing#STALL_MILLIS}; no driver is stuck when the run ends.
  * And a nested annotated call on a key its own thread holds must not wait out its wait time for nobody:
- * if no other owner claimed the lock meanwhile, it waited on itself.
+ * if no other owner claimed the lock meanwhile, it waited on itself, unless replicas could not acknowledge
+ * (with {@code minReplicas} a lease-lengthening re-entry then fails closed).
  */
 final class StallChecker {
 
@@ -39,7 +40,7 @@ final class StallChecker {
                         op.kind() + " (wait " + op.waitMillis() + " ms) returned " + op.result() + " after "
                                 + took / 1_000_000 + " ms, bound " + bound + " ms"));
             }
-            if (waitedOnItself(op, holds)) {
+            if (waitedOnItself(op, holds) && !duringUnacknowledged(op, exposures)) {
                 violations.add(new Violation("waited on itself", op.key(), op.invoke(), op.ret(),
                         List.of(op.insideHold(), op.opId()), op.kind() + " nested in hold " + op.insideHold()
                                 + " on the same key waited its whole " + op.waitMillis()
@@ -62,6 +63,11 @@ final class StallChecker {
             case "ANN_SYNC", "ANN_LEASED" -> op.waitMillis() + 2 * Timing.OVERRUN_MILLIS; // acquire and release
             default -> -1;
         };
+    }
+
+    private static boolean duringUnacknowledged(Ev.Op op, Exposures exposures) {
+        return exposures.unacknowledged().stream()
+                .anyMatch(window -> window.from() <= op.ret() && window.to() + Timing.nanos(Timing.TOLD_WITHIN_MILLIS) >= op.invoke());
     }
 
     private static boolean waitedOnItself(Ev.Op op, Holds holds) {

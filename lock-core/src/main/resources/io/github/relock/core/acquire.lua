@@ -4,12 +4,10 @@
 -- ARGV[4] how long the fencing counter is kept after it last changed, in ms
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner, {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
---
--- The counter reads 'token:floor:released': the last token issued; every hold whose token is at least
--- floor and below token ended in a release (not an expiry); released is 1 once the last one did too.
+-- (fence.lua, prepended, reads the counter)
 local expected = tonumber(ARGV[3])
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
-local fence = redis.call('get', KEYS[2])
+local current, floor, released = read_fence(KEYS[2])
 
 local lease = tonumber(ARGV[2])
 if expected == 0 and holds > 0 then
@@ -30,24 +28,20 @@ if expected > 0 then
   if redis.call('pttl', KEYS[1]) < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
-  return {expected + 1, tonumber(string.match(fence or '', '^%d+')) or 0}
+  return {expected + 1, tonumber(current) or 0}
 end
 
 if redis.call('exists', KEYS[1]) == 1 then
   return {0, redis.call('pttl', KEYS[1])}
 end
 
-local last, floor, released = 0, nil, false
-if fence then
-  local t, f, r = string.match(fence, '^(%d+):(%d+):([01])$')
-  last, floor, released = tonumber(t or fence) or 0, f, r == '1'
-end
+local last = tonumber(current) or 0
 -- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4])
 local now = redis.call('time')
 local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), last + 1)
 -- %d: a bare Lua number may be written in exponent form and then never equal the token again
 local text = string.format('%d', token)
-if not released then
+if released ~= '1' then
   floor = text -- the last hold expired or was force-unlocked: the run of clean releases starts over
 end
 redis.call('hset', KEYS[1], ARGV[1], 1)

@@ -1,13 +1,11 @@
 -- Give back one hold, only if it is still the caller's hold, and at most once per request.
--- KEYS[1] lock hash   KEYS[2] fencing counter ('token:floor:released', see acquire.lua)
+-- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] fencing token of the hold   ARGV[3] holds before this release
 -- ARGV[4] release channel   ARGV[5] how long the fencing counter is kept, in ms
 -- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
-local fence = redis.call('get', KEYS[2])
-local current, floor, released = ARGV[2], ARGV[2], '0'
-if fence then
-  local t, f, r = string.match(fence, '^(%d+):(%d+):([01])$')
-  current, floor, released = t or fence, f or fence, r or '0'
+local current, floor, released = read_fence(KEYS[2])
+if not current then
+  current, floor, released = ARGV[2], ARGV[2], '0'
 end
 -- (no counter at all: it outlived its retention during a hold longer than that; the hash decides)
 local expected = tonumber(ARGV[3])

@@ -1,14 +1,12 @@
 -- Hand the caller's last hold to a waiting owner of the same client, or free the lock for other clients.
--- KEYS[1] lock hash   KEYS[2] fencing counter ('token:floor:released', see acquire.lua)
+-- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] its fencing token   ARGV[3] new owner id   ARGV[4] new owner's lease in ms
 -- ARGV[5] release channel   ARGV[6] 0 hand off; 1 free it instead if another client waits; 2 free it anyway
 -- ARGV[7] how long the fencing counter is kept, in ms
 -- Returns the new owner's fencing token (> 0), 0 when freed and announced, -1 when the caller does not hold it.
-local fence = redis.call('get', KEYS[2])
-local current, floor, released = ARGV[2], ARGV[2], '0'
-if fence then
-  local t, f, r = string.match(fence, '^(%d+):(%d+):([01])$')
-  current, floor, released = t or fence, f or fence, r or '0'
+local current, floor, released = read_fence(KEYS[2])
+if not current then
+  current, floor, released = ARGV[2], ARGV[2], '0'
 end
 if current ~= ARGV[2] then
   -- a retried hand-off that already ran: the new owner cannot have moved, it waits for this reply

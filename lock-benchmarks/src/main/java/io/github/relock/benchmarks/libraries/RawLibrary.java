@@ -70,8 +70,9 @@ public final class RawLibrary implements LockLibrary {
         RedisClient client = RedisClient.create(RedisURI.create(target.host(), target.port()));
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
-        String acquireSha = await(redis.scriptLoad(script("acquire.lua")));
-        String releaseSha = await(redis.scriptLoad(script("release.lua")));
+        // lock-core prepends fence.lua to the scripts that read the fencing counter, and so does this
+        String acquireSha = await(redis.scriptLoad(script("fence.lua") + script("acquire.lua")));
+        String releaseSha = await(redis.scriptLoad(script("fence.lua") + script("release.lua")));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override

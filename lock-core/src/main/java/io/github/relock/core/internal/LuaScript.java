@@ -14,22 +14,25 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
- * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock.
+ * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
+ * counter get {@code fence.lua} prepended, the one place that knows the counter's format.
  */
 public final class LuaScript<T> implements RedisScript<T> {
 
     /** Take or re-enter a lock; see {@code acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class);
+    public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class, true);
     /** Give back one hold; see {@code release.lua}. */
-    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class);
+    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class, true);
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
+    public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class, false);
     /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
-    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class);
+    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, true);
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
-    public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class);
+    public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class, true);
+
+    private static final String RESOURCES = "/io/github/relock/core/";
 
     private final String name;
     private final String source;
@@ -39,9 +42,11 @@ public final class LuaScript<T> implements RedisScript<T> {
     /** Derived once: {@code ReturnType.fromJavaType} walks type checks on every call. */
     private final ReturnType returnType;
 
-    private LuaScript(String resource, Class<T> resultType) {
+    /** @param readsFence whether the script reads the fencing counter: {@code fence.lua} is then prepended */
+    private LuaScript(String resource, Class<T> resultType, boolean readsFence) {
         this.name = resource;
-        this.source = read("/io/github/relock/core/" + resource);
+        String body = read(RESOURCES + resource);
+        this.source = readsFence ? read(RESOURCES + "fence.lua") + body : body;
         this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
         this.sha1 = sha1(sourceBytes);
         this.resultType = resultType;

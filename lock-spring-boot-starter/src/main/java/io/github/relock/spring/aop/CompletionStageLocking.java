@@ -1,17 +1,14 @@
 package io.github.relock.spring.aop;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
-import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
-import io.github.relock.core.ReentrantDistributedLock;
-import io.github.relock.spring.LockNotAcquiredException;
 
 /**
  * Holds the locks until the {@code CompletionStage} the method returned completes, under an owner of their
@@ -19,48 +16,25 @@ import io.github.relock.spring.LockNotAcquiredException;
  * stop the work (a {@code CompletableFuture} never does), so it does not release the lock either, and two
  * bodies never run at once. A lock lost meanwhile fails the caller's future at once.
  */
-final class CompletionStageLocking implements LockingStrategy {
-
-    private final LockServices services;
+final class CompletionStageLocking extends LockingStrategy {
 
     CompletionStageLocking(LockServices services) {
-        this.services = services;
+        super(services);
     }
 
     @Override
-    public @Nullable Object invoke(MethodInvocation invocation, LockDefinition definition, List<String> lockNames,
-            Object target) throws Throwable {
-        DistributedLockClient client = services.client();
+    LockOwner owner(List<String> lockNames, LockDefinition definition) {
         refuseIfThisThreadHolds(lockNames, definition);
-        LockOwner owner = client.newOwner();
-        ReentrantDistributedLock lock = lockNames.size() == 1 ? client.getLock(lockNames.get(0), owner)
-                : client.getMultiLock(lockNames, owner);
-        LockCall call = new LockCall(invocation, definition, lock, target, services);
-        LockObserver.Hold hold;
-        try {
-            hold = call.acquire();
-        }
-        catch (LockNotAcquiredException ex) {
-            return call.whenNotAcquired(ex);
-        }
-        Object result;
-        try {
-            result = invocation.proceed();
-        }
-        catch (Throwable ex) {
-            call.releaseAfterFailure(ex);
-            hold.released(ex);
-            throw ex;
-        }
+        return services.client().newOwner();
+    }
+
+    @Override
+    @Nullable Object returned(@Nullable Object result, LockCall call, LockObserver.Hold hold,
+            @Nullable LockOwner owner) {
         if (result == null) {
-            RuntimeException lost = call.releaseAfterSuccess();
-            hold.released(lost);
-            if (lost != null) {
-                throw lost;
-            }
-            return null;
+            return releaseNow(null, call, hold);
         }
-        return holdUntilComplete((CompletionStage<?>) result, call, hold, owner);
+        return holdUntilComplete((CompletionStage<?>) result, call, hold, Objects.requireNonNull(owner));
     }
 
     private CompletableFuture<@Nullable Object> holdUntilComplete(CompletionStage<?> stage, LockCall call,
