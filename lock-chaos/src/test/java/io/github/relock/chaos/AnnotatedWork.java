@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.beans.factory.ObjectProvider;
 
+import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
@@ -81,9 +82,14 @@ public class AnnotatedWork {
         return future;
     }
 
-    /** The Redis key of {@code L:<key>} under the documented naming (name, a colon, the key). */
+    /** The name {@code @DistributedLock(name = "L", key = ...)} gives the lock of {@code key}. */
+    private static String lockName(String key) {
+        return LockNames.of("L", key);
+    }
+
+    /** The Redis key of the lock of {@code key}. */
     String redisKey(String key) {
-        return redisKeys.computeIfAbsent(key, k -> client.getLock("L:" + k).getKey());
+        return redisKeys.computeIfAbsent(key, k -> client.getLock(lockName(k)).getKey());
     }
 
     private void body(String kind, String key, Call call, long leaseMillis) {
@@ -94,9 +100,9 @@ public class AnnotatedWork {
         int depth = DEPTHS.get().merge(key, 1, Integer::sum);
         holds.put(key, holdId);
         String thread = Thread.currentThread().getName();
-        Holder found = Holder.annotated(jvm, client, "L:" + key, key, held -> thread.equals(held.ownerThread()),
+        Holder found = Holder.annotated(jvm, client, lockName(key), key, held -> thread.equals(held.ownerThread()),
                 holdId);
-        Holder holder = found != null ? found : Holder.unidentified(jvm, client, "L:" + key, holdId);
+        Holder holder = found != null ? found : Holder.unidentified(jvm, client, lockName(key), holdId);
         ReentrantDistributedLock handle = client.getLock(holder.name); // the calling thread owns it
         try {
             boolean told = Work.run(call.workMillis() / 2, handle::isLost, holder);
@@ -134,8 +140,8 @@ public class AnnotatedWork {
         // this name. A nested call that has none runs inside the hold of the call around it (whatever a fix makes
         // of a synchronous call nesting an async one on its key), so its section belongs to that hold.
         String holdId = Ids.hold(jvm);
-        Holder found = Holder.annotated(jvm, client, "L:" + key, key, held -> held.ownerThread() == null, holdId);
-        Holder holder = found != null ? found : Holder.unidentified(jvm, client, "L:" + key,
+        Holder found = Holder.annotated(jvm, client, lockName(key), key, held -> held.ownerThread() == null, holdId);
+        Holder holder = found != null ? found : Holder.unidentified(jvm, client, lockName(key),
                 call.parentHoldId() != null ? call.parentHoldId() : holdId);
         try {
             Work.run(call.workMillis(), () -> false, holder); // no handle on the aspect's owner: nobody to ask

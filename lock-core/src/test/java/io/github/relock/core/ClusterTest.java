@@ -55,7 +55,7 @@ class ClusterTest {
                 lock.lock();
                 assertThat(lock.getHoldCount()).isEqualTo(2);
                 slots.add(ClusterSlotHashUtil.calculateSlot(lock.getKey()));
-                assertThat(ClusterSlotHashUtil.calculateSlot(lock.getKey() + ":fence"))
+                assertThat(ClusterSlotHashUtil.calculateSlot(client.redisKeys(lock.getName()).fence()))
                         .isEqualTo(ClusterSlotHashUtil.calculateSlot(lock.getKey()));
                 locks.add(lock);
             }

@@ -66,7 +66,8 @@ class FencingTokenTest {
             assertThat(lock.tryLock(0, 50, TimeUnit.MILLISECONDS)).isTrue();
             // the last token came from a primary whose clock ran an hour ahead of this node's
             long ahead = lock.fencingToken() + TimeUnit.HOURS.toMicros(1);
-            redis.commands().set(lock.getKey() + ":fence", Long.toString(ahead), SetArgs.Builder.keepttl());
+            redis.commands().set(client.redisKeys("clock-behind").fence(), Long.toString(ahead),
+                    SetArgs.Builder.keepttl());
             Thread.sleep(150); // the lease ends unreleased
             assertThat(lock.isLost()).isTrue();
 
@@ -84,7 +85,7 @@ class FencingTokenTest {
             ReentrantDistributedLock lock = client.getLock("retained");
             lock.lock();
             lock.unlock();
-            assertThat(redis.commands().pttl(lock.getKey() + ":fence"))
+            assertThat(redis.commands().pttl(client.redisKeys("retained").fence()))
                     .isBetween(Duration.ofHours(2).minusMinutes(1).toMillis(), Duration.ofHours(2).toMillis());
             assertThat(client.getFencingTokenRetention()).isEqualTo(Duration.ofHours(2));
         }

@@ -46,7 +46,7 @@ class HolderCrashTest {
             long token = Long.parseLong(held.substring(5));
             if (mode.equals("watchdog")) {
                 Thread.sleep(LEASE_MILLIS * 2); // the child's watchdog must keep it past one lease
-                assertThat(redis.commands().exists("lock:{" + name + "}")).isOne();
+                assertThat(redis.commands().exists(client.redisKeys(name).lock())).isOne();
             }
 
             long killedAt = System.nanoTime();

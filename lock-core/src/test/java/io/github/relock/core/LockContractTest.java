@@ -162,10 +162,10 @@ class LockContractTest {
                 return Thread.currentThread().isInterrupted() ? "status still set" : "interrupted";
             }
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("lock:{contract-wait-interrupt}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners("contract-wait-interrupt") == 1);
         waiter.cancel(true);
         interruptPoolThreads();
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("lock:{contract-wait-interrupt}:released") == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners("contract-wait-interrupt") == 0);
         assertThat(client.heldLocks()).isEmpty();
         held.unlock();
     }
@@ -259,7 +259,8 @@ class LockContractTest {
         }
     }
 
-    private long numsub(String channel) {
+    private long releaseListeners(String name) {
+        String channel = client.redisKeys(name).releaseChannel();
         return redis.commands().pubsubNumsub(channel).getOrDefault(channel, 0L);
     }
 }

@@ -43,8 +43,8 @@ class ReentrancyTest {
         for (int depth = 1; depth <= 5; depth++) {
             lock.lock();
             assertThat(lock.getHoldCount()).isEqualTo(depth);
-            assertThat(redis.commands().hget("lock:{order:42}", client.getClientId() + ":" + Thread.currentThread().getId()))
-                    .isEqualTo(String.valueOf(depth));
+            String owner = client.heldLocks().get(0).ownerId();
+            assertThat(redis.commands().hget(lock.getKey(), owner)).isEqualTo(String.valueOf(depth));
         }
         long token = lock.fencingToken();
         for (int depth = 4; depth >= 0; depth--) {
@@ -55,7 +55,7 @@ class ReentrancyTest {
             }
         }
         assertThat(lock.isLocked()).isFalse();
-        assertThat(redis.commands().exists("lock:{order:42}")).isZero();
+        assertThat(redis.commands().exists(lock.getKey())).isZero();
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }
 

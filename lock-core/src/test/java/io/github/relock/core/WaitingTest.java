@@ -95,7 +95,7 @@ class WaitingTest {
                 return null;
             }));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("lock:{herd}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners("herd") == 1);
         Thread.sleep(200); // let every waiter make its first attempts and fall asleep
         long before = evalshaCalls();
         held.unlock();
@@ -115,8 +115,7 @@ class WaitingTest {
     void subscriptionsReturnToBaselineAfterTimeoutsAndInterrupts() throws Exception {
         ReentrantDistributedLock held = holderClient.getLock("sub");
         held.lock();
-        String channel = "lock:{sub}:released";
-        assertThat(numsub(channel)).isZero();
+        assertThat(releaseListeners("sub")).isZero();
         List<Future<?>> timingOut = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             timingOut.add(pool.submit(() -> waiterClient.getLock("sub").tryLock(500, TimeUnit.MILLISECONDS)));
@@ -125,12 +124,12 @@ class WaitingTest {
         for (int i = 0; i < 4; i++) {
             interrupted.add(pool.submit(() -> waiterClient.getLock("sub").tryLock(30, TimeUnit.SECONDS)));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub(channel) == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners("sub") == 1);
         for (Future<?> future : timingOut) {
             assertThat(future.get(5, TimeUnit.SECONDS)).isEqualTo(false);
         }
         interrupted.forEach(f -> f.cancel(true));
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub(channel) == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners("sub") == 0);
         held.unlock();
     }
 
@@ -151,13 +150,13 @@ class WaitingTest {
                 return null;
             });
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
-                    .until(() -> numsub("lock:{interrupt}:released") == 1);
+                    .until(() -> releaseListeners("interrupt") == 1);
             Thread.sleep(20); // asleep in the wait, not in the first attempt
             long sent = System.nanoTime();
             waiter.cancel(true);
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> caughtAt.get() != 0);
             delays.add(TimeUnit.NANOSECONDS.toMillis(caughtAt.get() - sent));
-            assertThat(numsub("lock:{interrupt}:released")).isZero();
+            assertThat(releaseListeners("interrupt")).isZero();
         }
         delays.sort(null);
         System.out.printf("interrupt to subscription gone: median %d ms, max %d ms%n", delays.get(5), delays.get(9));
@@ -171,14 +170,15 @@ class WaitingTest {
         ReentrantDistributedLock held = holderClient.getLock("closing");
         held.lock();
         Future<Boolean> waiter = pool.submit(() -> waiterClient.getLock("closing").tryLock(30, TimeUnit.SECONDS));
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("lock:{closing}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners("closing") == 1);
         waiterClient.close();
         assertThat(waiter).failsWithin(Duration.ofSeconds(3)).withThrowableThat()
                 .havingRootCause().isInstanceOf(IllegalStateException.class).withMessageContaining("closed");
         held.unlock();
     }
 
-    private long numsub(String channel) {
+    private long releaseListeners(String name) {
+        String channel = holderClient.redisKeys(name).releaseChannel();
         Map<String, Long> counts = redis.commands().pubsubNumsub(channel);
         return counts.getOrDefault(channel, 0L);
     }

@@ -91,7 +91,7 @@ class WatchdogTest {
                 TIMEOUT.toMillis() / 3);
         LockLostEvent event = lost.get(0);
         assertThat(event.lockName()).isEqualTo("deleted");
-        assertThat(event.key()).isEqualTo("lock:{deleted}");
+        assertThat(event.key()).isEqualTo(lock.getKey());
         assertThat(event.fencingToken()).isEqualTo(token);
         assertThat(lock.isLost()).isTrue();
         assertThat(lock.isHeldByCurrentThread()).isFalse();

@@ -36,6 +36,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import com.jayway.jsonpath.JsonPath;
 
+import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.sample.orders.Order;
 import io.github.relock.sample.orders.OrderRepository;
@@ -119,13 +120,14 @@ class OrderPaymentTest {
 
         HttpResponse<String> paid = post(base() + "/orders/" + id + "/pay");
 
+        String lockName = LockNames.of("payments", Long.toString(id));
         assertThat(paid.statusCode()).as(paid.body()).isEqualTo(200);
-        assertThat((String) JsonPath.read(paid.body(), "$.lock")).isEqualTo("payments:" + id);
+        assertThat((String) JsonPath.read(paid.body(), "$.lock")).isEqualTo(lockName);
         assertThat((Integer) JsonPath.read(paid.body(), "$.holdCount")).isEqualTo(1);
         assertThat((Integer) JsonPath.read(paid.body(), "$.nestedHoldCount")).isEqualTo(2);
-        assertThat(output.getOut()).contains("Ledger for order " + id + ": lock payments:" + id
+        assertThat(output.getOut()).contains("Ledger for order " + id + ": lock " + lockName
                 + " re-entered by the nested call, hold count 2");
-        assertThat(lockClient.getLock("payments:" + id).isLocked()).as("released after the outer call").isFalse();
+        assertThat(lockClient.getLock(lockName).isLocked()).as("released after the outer call").isFalse();
 
         HttpResponse<String> shown = get(base() + "/orders/" + id);
         assertThat((String) JsonPath.read(shown.body(), "$.status")).isEqualTo("PAID");
@@ -168,14 +170,15 @@ class OrderPaymentTest {
         long id = createOrder(base());
         CompletableFuture<HttpResponse<String>> slow = CompletableFuture
                 .supplyAsync(() -> post(base() + "/orders/" + id + "/pay?delayMs=3000"));
-        String lockName = "payments:" + id;
+        String lockName = LockNames.of("payments", Long.toString(id));
+        String lockKey = lockClient.redisKeys(lockName).lock();
         String filter = "$.locks[?(@.name == '" + lockName + "')]";
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> !((List<?>) JsonPath.read(get(base() + "/actuator/relock").body(), filter)).isEmpty());
 
         String held = get(base() + "/actuator/relock").body();
         List<Map<String, Object>> locks = JsonPath.read(held, filter);
-        assertThat(locks.get(0)).containsEntry("key", "lock:{" + lockName + "}").containsEntry("holdCount", 1)
+        assertThat(locks.get(0)).containsEntry("key", lockKey).containsEntry("holdCount", 1)
                 .containsEntry("watchdog", false);
         assertThat((String) locks.get(0).get("ownerThread")).startsWith("http-");
         assertThat((String) JsonPath.read(held, "$.clientId")).isEqualTo(lockClient.getClientId());
@@ -187,9 +190,9 @@ class OrderPaymentTest {
         assertThat((String) JsonPath.read(busy.body(), "$.type")).isEqualTo("urn:relock-sample:lock-busy");
         assertThat((String) JsonPath.read(busy.body(), "$.title")).isEqualTo("Lock busy");
         assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo("payments");
-        assertThat((String) JsonPath.read(busy.body(), "$.lockKey")).isEqualTo("lock:{" + lockName + "}");
+        assertThat((String) JsonPath.read(busy.body(), "$.lockKey")).isEqualTo(lockKey);
         assertThat((Integer) JsonPath.read(busy.body(), "$.waitTimeMs")).isEqualTo(200);
-        assertThat((String) JsonPath.read(busy.body(), "$.detail")).contains("payments", "lock:{" + lockName + "}");
+        assertThat((String) JsonPath.read(busy.body(), "$.detail")).contains("payments", lockKey);
 
         HttpResponse<String> slowPaid = slow.get(30, TimeUnit.SECONDS);
         assertThat(slowPaid.statusCode()).as(slowPaid.body()).isEqualTo(200);

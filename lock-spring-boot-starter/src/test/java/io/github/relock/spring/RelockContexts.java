@@ -4,8 +4,11 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.relock.core.LockRedisKeys;
+import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.autoconfigure.RelockAutoConfiguration;
 import io.github.relock.test.RedisServerExtension;
 
@@ -23,5 +26,10 @@ public final class RelockContexts {
                         RelockAutoConfiguration.class))
                 .withPropertyValues("spring.data.redis.host=" + shared.getHostName(),
                         "spring.data.redis.port=" + shared.getPort());
+    }
+
+    /** Where the context's {@link RedisLockClient} keeps the lock called {@code name}. */
+    public static LockRedisKeys redisKeys(ApplicationContext context, String name) {
+        return context.getBean(RedisLockClient.class).redisKeys(name);
     }
 }

@@ -2,6 +2,7 @@ package io.github.relock.benchmarks.annotation;
 
 import java.util.concurrent.TimeUnit;
 
+import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
@@ -25,9 +26,10 @@ public class LockedWork {
     }
 
     public long direct(String orderId) throws InterruptedException {
-        ReentrantDistributedLock lock = client.getLock("bench:" + orderId);
+        // named as the aspect names it
+        ReentrantDistributedLock lock = client.getLock(LockNames.of("bench", orderId));
         if (!lock.tryLock(5, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("lock bench:" + orderId + " not acquired");
+            throw new IllegalStateException("lock " + lock.getName() + " not acquired");
         }
         try {
             return ++counter;

@@ -34,9 +34,11 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
 
+import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.LockOwner;
+import io.github.relock.core.LockRedisKeys;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
@@ -96,7 +98,7 @@ class HandOffTest {
         assertThat(waiter.isAlive()).isFalse();
         assertThat(waiterToken.get()).isGreaterThan(oldToken);
         assertThat(publishedMessages() - published).as("the hand-off announced nothing").isLessThanOrEqualTo(1);
-        assertThat(redis.commands().exists("lock:{plain}")).isZero();
+        assertThat(redis.commands().exists(keys("plain").lock())).isZero();
     }
 
     @Test
@@ -118,8 +120,7 @@ class HandOffTest {
         awaitAsleep(waiter);
         held.unlock();
         Thread.sleep(2_000); // more than three leases
-        assertThat(redis.commands().hgetall("lock:{renewed}")).containsOnlyKeys(
-                shortWatchdog.getClientId() + ":" + waiter.getId());
+        assertThat(redis.commands().hgetall(keys("renewed").lock())).containsOnlyKeys(ownerOf(shortWatchdog, waiter));
         release.countDown();
         waiter.join(5_000);
         assertThat(stillHeld.get()).isTrue();
@@ -173,11 +174,13 @@ class HandOffTest {
         });
         awaitAsleep(waiter);
         held.unlock();
-        await().atMost(Duration.ofSeconds(2)).until(() -> redis.commands().hexists("lock:{lease}",
-                client.getClientId() + ":" + waiter.getId()));
-        assertThat(redis.commands().pttl("lock:{lease}")).isBetween(1L, 700L);
+        String lease = keys("lease").lock();
+        await().atMost(Duration.ofSeconds(2)).until(() -> client.heldLocks().stream()
+                .anyMatch(h -> waiter.getName().equals(h.ownerThread()))
+                && redis.commands().hexists(lease, ownerOf(client, waiter)));
+        assertThat(redis.commands().pttl(lease)).isBetween(1L, 700L);
         // a fixed lease is not renewed: it ends on its own
-        await().atMost(Duration.ofSeconds(3)).until(() -> redis.commands().exists("lock:{lease}") == 0);
+        await().atMost(Duration.ofSeconds(3)).until(() -> redis.commands().exists(lease) == 0);
         release.countDown();
     }
 
@@ -192,15 +195,15 @@ class HandOffTest {
             return lock.fencingToken();
         });
         await().atMost(Duration.ofSeconds(5)).until(() -> client.heldLocks().size() == 1
-                && redis.commands().pubsubNumsub("lock:{owner}:released").getOrDefault("lock:{owner}:released", 0L) == 1);
+                && releaseListeners("owner") == 1);
         Thread.sleep(100);
         held.unlock();
         long token = acquired.get(5, TimeUnit.SECONDS);
-        assertThat(redis.commands().hgetall("lock:{owner}")).containsOnlyKeys(owner.id());
+        assertThat(redis.commands().hgetall(keys("owner").lock())).containsOnlyKeys(owner.id());
         // released on another thread than the one that waited
         pool.submit(() -> client.getLock("owner", owner).unlock()).get(5, TimeUnit.SECONDS);
         assertThat(token).isPositive();
-        assertThat(redis.commands().exists("lock:{owner}")).isZero();
+        assertThat(redis.commands().exists(keys("owner").lock())).isZero();
     }
 
     /** Over maxmemory Redis refuses transfer.lua at its first write; a plain release (a delete) still goes through. */
@@ -222,7 +225,7 @@ class HandOffTest {
         redis.commands().configSet("maxmemory", "1");
         try {
             held.unlock();
-            assertThat(redis.commands().exists("lock:{full}")).isZero();
+            assertThat(redis.commands().exists(keys("full").lock())).isZero();
         }
         finally {
             redis.commands().configSet("maxmemory", "0");
@@ -293,7 +296,7 @@ class HandOffTest {
         awaitWaiters(name, 1);
         // the lock is lost under its holder, as when its lease runs out during a pause (silently), and retaken
         ReentrantDistributedLock rivalLock = rival.getLock(name);
-        assertThat(redis.commands().del("lock:{" + name + "}")).isEqualTo(1);
+        assertThat(redis.commands().del(keys(name).lock())).isEqualTo(1);
         assertThat(rivalLock.tryLock()).isTrue();
         inside.incrementAndGet();
         String outcome;
@@ -355,7 +358,7 @@ class HandOffTest {
             waiter.join(10_000);
             assertThat(result.get()).isEqualTo("held");
         }
-        await().atMost(Duration.ofSeconds(2)).until(() -> redis.commands().exists("lock:{deadline}") == 0);
+        await().atMost(Duration.ofSeconds(2)).until(() -> redis.commands().exists(keys("deadline").lock()) == 0);
         assertThat(slow.heldLocks()).isEmpty();
     }
 
@@ -396,7 +399,7 @@ class HandOffTest {
             assertThat(first.get()).isInstanceOf(InterruptedException.class);
             assertThat(secondToken.get()).as("the hold went on to the next waiter").isPositive();
         }
-        assertThat(redis.commands().exists("lock:{interrupt}")).isZero();
+        assertThat(redis.commands().exists(keys("interrupt").lock())).isZero();
         assertThat(slow.heldLocks()).isEmpty();
     }
 
@@ -519,11 +522,26 @@ class HandOffTest {
         Thread.sleep(50);
     }
 
-    private static void awaitWaiters(String name, int count) throws InterruptedException {
-        String channel = "lock:{" + name + "}:released";
-        await().atMost(Duration.ofSeconds(5)).until(
-                () -> redis.commands().pubsubNumsub(channel).getOrDefault(channel, 0L) >= count);
+    private void awaitWaiters(String name, int count) throws InterruptedException {
+        await().atMost(Duration.ofSeconds(5)).until(() -> releaseListeners(name) >= count);
         Thread.sleep(200);
+    }
+
+    /** Where lock {@code name} lives: every client of this test uses the default key prefix. */
+    private LockRedisKeys keys(String name) {
+        return client.redisKeys(name);
+    }
+
+    private long releaseListeners(String name) {
+        String channel = keys(name).releaseChannel();
+        return redis.commands().pubsubNumsub(channel).getOrDefault(channel, 0L);
+    }
+
+    /** The owner id of {@code thread}'s hold, as its client reports it. */
+    private static String ownerOf(RedisLockClient client, Thread thread) {
+        return client.heldLocks().stream().filter(held -> thread.getName().equals(held.ownerThread()))
+                .map(HeldLock::ownerId).findFirst()
+                .orElseThrow(() -> new AssertionError(thread.getName() + " holds nothing on " + client.getClientId()));
     }
 
     private static long publishedMessages() {

@@ -31,8 +31,10 @@ class SubscriptionIsolationTest {
         subscriptions.join("warm-up").close(); // the pub/sub connection is up, and its anchor keeps it so
         CompletableFuture<Void> first = new CompletableFuture<>();
         CompletableFuture<Void> second = new CompletableFuture<>();
-        Thread a = new Thread(() -> joinAndLeave(subscriptions, "lock:{a}:released", first), "joins-a");
-        Thread b = new Thread(() -> joinAndLeave(subscriptions, "lock:{b}:released", second), "joins-b");
+        String channelA = LockKeys.of("lock:", "a").channel();
+        String channelB = LockKeys.of("lock:", "b").channel();
+        Thread a = new Thread(() -> joinAndLeave(subscriptions, channelA, first), "joins-a");
+        Thread b = new Thread(() -> joinAndLeave(subscriptions, channelB, second), "joins-b");
         redis.server().pause(); // SIGSTOP: a SUBSCRIBE sent now gets no answer until the resume
         try {
             a.start();

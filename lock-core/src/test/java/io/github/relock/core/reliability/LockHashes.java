@@ -1,19 +1,33 @@
 package io.github.relock.core.reliability;
 
 import java.util.List;
+import java.util.stream.IntStream;
 
+import io.github.relock.core.RedisLockClient;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * The lock hashes in Redis whose names start with a prefix. A lock's fencing counter outlives its hash by
- * design (it is kept for the fencing-token retention), so it is not a lock left behind.
+ * Which locks are still in Redis, by name. Only the lock hash counts: a lock's fencing counter outlives
+ * its hash by design (it is kept for the fencing-token retention), so it is not a lock left behind.
  */
 final class LockHashes {
 
     private LockHashes() {
     }
 
-    static List<String> named(RedisCommands<String, String> commands, String namePrefix) {
-        return commands.keys("lock:{" + namePrefix + "*").stream().filter(key -> !key.endsWith(":fence")).toList();
+    /** The Redis keys of the lock hashes that exist among {@code names}, as {@code client} names them. */
+    static List<String> left(RedisCommands<String, String> redis, RedisLockClient client, List<String> names) {
+        return names.stream().map(name -> client.redisKeys(name).lock()).filter(key -> redis.exists(key) > 0)
+                .toList();
+    }
+
+    /** Every lock hash in this Redis (a lock is a hash; nothing else the tests write is). */
+    static List<String> all(RedisCommands<String, String> redis) {
+        return redis.keys("*").stream().filter(key -> redis.type(key).equals("hash")).toList();
+    }
+
+    /** {@code prefix + 0} to {@code prefix + (count - 1)}. */
+    static List<String> numbered(String prefix, int count) {
+        return IntStream.range(0, count).mapToObj(i -> prefix + i).toList();
     }
 }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -30,8 +31,6 @@ import io.github.relock.core.internal.LockKeys;
  * {@code stop-writes}, {@code unlock}, {@code reacquire}, {@code exit}.
  */
 public final class ReliabilityChild {
-
-    private static volatile boolean writing;
 
     public static void main(String[] argv) throws Exception {
         Map<String, String> args = arguments(argv);
@@ -66,11 +65,12 @@ public final class ReliabilityChild {
             }
         }
         acquire(lock, args);
+        AtomicBoolean writing = new AtomicBoolean();
         for (String line; (line = in.readLine()) != null; ) {
             switch (line.trim()) {
-                case "write-loop" -> startWriting(lock.fencingToken());
+                case "write-loop" -> startWriting(lock.fencingToken(), writing);
                 case "stop-writes" -> {
-                    writing = false;
+                    writing.set(false);
                     Thread.sleep(30);
                     say("STOPPED");
                 }
@@ -137,7 +137,7 @@ public final class ReliabilityChild {
         int attempts = Integer.parseInt(args.get("attempts"));
         LockCommands commands = new LockCommands(factory);
         LockKeys keys = LockKeys.of(client.getKeyPrefix(), name);
-        String ownOwner = client.getClientId() + ":" + Thread.currentThread().getId();
+        String ownOwner = client.newOwner().id();
         long thrown = 0;
         long silent = 0;
         long refused = 0;
@@ -175,11 +175,11 @@ public final class ReliabilityChild {
         say("HELD " + lock.fencingToken() + " " + acquired + " " + invoked);
     }
 
-    private static void startWriting(long token) {
-        writing = true;
+    private static void startWriting(long token, AtomicBoolean writing) {
+        writing.set(true);
         Thread writer = new Thread(() -> {
             // a holder that does not look at isLost(): only fencing can stop its writes
-            while (writing) {
+            while (writing.get()) {
                 say("WRITE " + token + " " + System.nanoTime());
                 try {
                     Thread.sleep(10);

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -24,30 +25,16 @@ import java.util.stream.Stream;
 final class ReliabilityReport {
 
     /**
-     * One scenario's figures.
+     * What one scenario found, one text per column of its row.
      *
-     * @param id         scenario number from the issue, e.g. "9b"
-     * @param scenario   short name
      * @param trials     what was run, with counts
      * @param violations violations of the safety or liveness property on the real lock
      * @param measured   the measured bound, e.g. "p99 2 081 ms, max 2 113 ms"
      * @param target     the figure to reach
      * @param met        whether the target was reached
      * @param control    what the deliberately broken lock was and how many violations the checker found
-     * @param seconds    wall time of the scenario
      */
-    record Row(String id, String scenario, String trials, long violations, String measured, String target, boolean met,
-               String control, long seconds) {
-
-        String line() {
-            return "| " + id + " | " + cell(scenario) + " | " + cell(trials) + " | " + violations + " | " + cell(measured)
-                    + " | " + cell(target) + " | " + (met ? "met" : "**MISSED**") + " | " + cell(control) + " | "
-                    + seconds + " s |";
-        }
-
-        private static String cell(String text) {
-            return text.replace("|", "\\|").replace("\n", " ");
-        }
+    record Figures(String trials, long violations, String measured, String target, boolean met, String control) {
     }
 
     private ReliabilityReport() {
@@ -57,26 +44,37 @@ final class ReliabilityReport {
         return Path.of(System.getProperty("relock.report.dir", "target"));
     }
 
-    /** Records a row (replacing an earlier one with the same id) and rebuilds the report. */
-    static synchronized void write(Row row) {
-        write(row, null);
-    }
-
-    /** Like {@link #write(Row)}, noting the Redis version the scenario ran against. */
-    static synchronized void write(Row row, String redisVersion) {
+    /**
+     * Records the row of one scenario (replacing an earlier one with the same id) and rebuilds the report.
+     *
+     * @param id           scenario number from the issue, e.g. "9b"
+     * @param scenario     short name
+     * @param took         wall time of the scenario
+     * @param redisVersion the Redis version it ran against
+     */
+    static synchronized void write(String id, String scenario, Figures figures, Duration took, String redisVersion) {
+        String line = line(id, scenario, figures, took.toSeconds());
         Path rows = directory().resolve("reliability");
         try {
             Files.createDirectories(rows);
-            Files.writeString(rows.resolve(sortKey(row.id()) + ".row"), row.line() + "\n", StandardCharsets.UTF_8);
-            if (redisVersion != null) {
-                Files.writeString(rows.resolve(sortKey(row.id()) + ".version"), redisVersion, StandardCharsets.UTF_8);
-            }
+            Files.writeString(rows.resolve(sortKey(id) + ".row"), line + "\n", StandardCharsets.UTF_8);
+            Files.writeString(rows.resolve(sortKey(id) + ".version"), redisVersion, StandardCharsets.UTF_8);
             rebuild(rows);
         }
         catch (IOException ex) {
             throw new UncheckedIOException("Could not write the reliability report", ex);
         }
-        System.out.println("RELIABILITY " + row.line());
+        System.out.println("RELIABILITY " + line);
+    }
+
+    private static String line(String id, String scenario, Figures figures, long seconds) {
+        return "| " + id + " | " + cell(scenario) + " | " + cell(figures.trials()) + " | " + figures.violations()
+                + " | " + cell(figures.measured()) + " | " + cell(figures.target()) + " | "
+                + (figures.met() ? "met" : "**MISSED**") + " | " + cell(figures.control()) + " | " + seconds + " s |";
+    }
+
+    private static String cell(String text) {
+        return text.replace("|", "\\|").replace("\n", " ");
     }
 
     private static void rebuild(Path rows) throws IOException {

@@ -6,12 +6,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,6 +27,7 @@ import io.github.relock.test.RedisServerExtension;
  * threads x 4 keys, re-entry depth 1-3, 100,000 acquisitions: 0 overlaps, 0 lost updates.
  * With {@code -Drelock.soak=30m} it runs for that long instead.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class Scenario01SteadyContentionIT {
 
@@ -36,16 +40,16 @@ class Scenario01SteadyContentionIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static Contention.Result real;
-    static Contention.Result control;
-    static long started = System.nanoTime();
+    private final ScenarioRunner<Contention.Result, Contention.Result> scenario = new ScenarioRunner<>("1",
+            "steady contention");
 
     @Test
     @Order(1)
     void realLockHasNoOverlapsAndNoLostUpdates() throws Exception {
         long acquisitions = Soak.enabled() ? Long.MAX_VALUE : ACQUISITIONS;
         long deadline = System.nanoTime() + (Soak.enabled() ? Soak.duration() : Duration.ofMinutes(4)).toNanos();
-        real = run(acquisitions, deadline, (client, key) -> client.getLock("k" + key));
+        Contention.Result real = scenario.real(() -> run(acquisitions, deadline,
+                (client, key) -> client.getLock("k" + key)));
         print("real", real);
         assertThat(real.errors()).as("errors: %s", real.sampleErrors()).isZero();
         assertThat(real.timeouts()).isZero();
@@ -56,50 +60,41 @@ class Scenario01SteadyContentionIT {
         assertThat(real.lostUpdates()).isZero();
         assertThat(real.staleAccepted()).isZero();
         assertThat(real.sweep().tokenRegressions()).isZero();
-        assertThat(redis.commands().keys("lock:*").stream().filter(k -> !k.endsWith(":fence")))
-                .as("locks left behind").isEmpty();
+        assertThat(LockHashes.all(redis.commands())).as("locks left behind").isEmpty();
     }
 
     @Test
     @Order(2)
     void checkerCatchesALockWithOwnershipRemoved() throws Exception {
         // broken on purpose: all threads of a client share one owner, so each "re-enters" the others' hold
-        List<LockOwner> shared = new ArrayList<>();
-        control = run(CONTROL_ACQUISITIONS, System.nanoTime() + TimeUnit.MINUTES.toNanos(2), (client, key) -> {
-            synchronized (shared) {
-                LockOwner owner = shared.stream().filter(o -> o.id().startsWith(client.getClientId() + ":"))
-                        .findFirst().orElseGet(() -> {
-                            LockOwner created = client.newOwner();
-                            shared.add(created);
-                            return created;
-                        });
-                return client.getLock("broken" + key, owner);
-            }
-        });
+        Map<RedisLockClient, LockOwner> shared = new ConcurrentHashMap<>();
+        Contention.Result control = scenario.control(() -> run(CONTROL_ACQUISITIONS,
+                System.nanoTime() + TimeUnit.MINUTES.toNanos(2),
+                (client, key) -> client.getLock("broken" + key,
+                        shared.computeIfAbsent(client, RedisLockClient::newOwner))));
         print("ownership removed", control);
         assertThat(control.sweep().overlaps()).isPositive();
         assertThat(control.lostUpdates()).isPositive();
     }
 
     @AfterAll
-    static void report() {
-        if (real == null || control == null) {
-            return;
-        }
-        long violations = real.violations() + real.errors() + real.timeouts();
-        ReliabilityReport.write(new ReliabilityReport.Row("1", "steady contention",
-                String.format(Locale.ROOT, "%,d acquisitions%s; %d clients x %d threads x %d keys, depth 1-3",
-                        real.acquisitions(), Soak.enabled() ? " (soak " + Soak.duration() + ")" : "", CLIENTS, THREADS,
-                        KEYS),
-                violations,
-                String.format(Locale.ROOT, "%d overlaps, %d lost updates, %d stale writes accepted, %d token "
-                                + "regressions; %,.0f acquisitions/s", real.sweep().overlaps(), real.lostUpdates(),
-                        real.staleAccepted(), real.sweep().tokenRegressions(), real.perSecond()),
-                "0 overlaps, 0 lost updates in 100,000",
-                violations == 0 && (Soak.enabled() || real.acquisitions() >= ACQUISITIONS),
-                String.format(Locale.ROOT, "ownership removed (one owner per client): %,d overlaps, %,d lost updates "
-                        + "in %,d holds", control.sweep().overlaps(), control.lostUpdates(), control.sweep().holds()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+    void report() {
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            long violations = real.violations() + real.errors() + real.timeouts();
+            return new ReliabilityReport.Figures(
+                    String.format(Locale.ROOT, "%,d acquisitions%s; %d clients x %d threads x %d keys, depth 1-3",
+                            real.acquisitions(), Soak.enabled() ? " (soak " + Soak.duration() + ")" : "", CLIENTS,
+                            THREADS, KEYS),
+                    violations,
+                    String.format(Locale.ROOT, "%d overlaps, %d lost updates, %d stale writes accepted, %d token "
+                                    + "regressions; %,.0f acquisitions/s", real.sweep().overlaps(), real.lostUpdates(),
+                            real.staleAccepted(), real.sweep().tokenRegressions(), real.perSecond()),
+                    "0 overlaps, 0 lost updates in 100,000",
+                    violations == 0 && (Soak.enabled() || real.acquisitions() >= ACQUISITIONS),
+                    String.format(Locale.ROOT, "ownership removed (one owner per client): %,d overlaps, %,d lost "
+                                    + "updates in %,d holds", control.sweep().overlaps(), control.lostUpdates(),
+                            control.sweep().holds()));
+        });
     }
 
     private static Contention.Result run(long acquisitions, long deadline, Contention.LockFactory lockFor)

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import io.github.relock.test.RedisServerExtension;
  * <p>The lease end is bounded from below without trusting any clock but the machine's monotonic one:
  * PTTL is read right after the kill, at instant t; the key then expires at t + PTTL or later.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class Scenario02HolderKilledIT {
@@ -45,52 +47,85 @@ class Scenario02HolderKilledIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static RedisLockClient waiterClient;
-    static final List<Long> killToAcquire = new ArrayList<>();
-    static final List<Long> afterLeaseEnd = new ArrayList<>();
-    static long realEarly;
-    static long realLate;
-    static long realOverlaps;
-    static long voidTrials;
-    static long controlEarly = -1;
-    static int controlTrials;
-    static final long started = System.nanoTime();
+    private final ScenarioRunner<Outcome, Control> scenario = new ScenarioRunner<>("2",
+            "holder JVM SIGKILLed (2 s lease)");
+    private RedisLockClient waiterClient;
 
     record Trial(long killToAcquireMillis, long afterLeaseEndMillis, boolean early, boolean valid) {
     }
 
+    /** What the kills of holders of the real lock found. */
+    static final class Outcome {
+        final List<Long> killToAcquire = new ArrayList<>();
+        final List<Long> afterLeaseEnd = new ArrayList<>();
+        long early;
+        long late;
+        long overlaps;
+        long voidTrials;
+    }
+
+    /** What the waiters that ignore the holder found. */
+    record Control(long early, int trials) {
+    }
+
     @BeforeAll
-    static void setUp() {
+    void setUp() {
         waiterClient = RedisLockClient.builder(redis.newConnectionFactory()).build();
     }
 
     @AfterAll
-    static void tearDown() {
+    void tearDown() {
         waiterClient.close();
-        if (controlEarly < 0) {
-            return;
-        }
-        Stats kill = new Stats(killToAcquire);
-        Stats late = new Stats(afterLeaseEnd);
-        long violations = realEarly + realLate + realOverlaps;
-        ReliabilityReport.write(new ReliabilityReport.Row("2", "holder JVM SIGKILLed (2 s lease)",
-                killToAcquire.size() + " kills (half fixed lease, half watchdog), " + PARALLEL + " holder JVMs at a time"
-                        + (voidTrials > 0 ? "; " + voidTrials + " more void (the holder was so slow that its lease ended "
-                        + "before the kill)" : ""),
-                violations,
-                String.format(Locale.ROOT, "kill to next acquisition p50 %d / p99 %d / max %d ms; after the lease end "
-                                + "p99 %d ms, min %d ms; %d acquired before the lease end", kill.percentile(50),
-                        kill.percentile(99), kill.max(), late.percentile(99), late.min(), realEarly),
-                "≤ lease + 300 ms at p99; never before the lease ends",
-                violations == 0 && kill.percentile(99) <= LEASE_MILLIS + SLACK_MILLIS && killToAcquire.size() >= TRIALS,
-                String.format(Locale.ROOT, "waiter's acquire without the owner check: %d of %d acquired before the "
-                        + "lease end", controlEarly, controlTrials),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            Stats kill = new Stats(real.killToAcquire);
+            Stats late = new Stats(real.afterLeaseEnd);
+            long violations = real.early + real.late + real.overlaps;
+            return new ReliabilityReport.Figures(
+                    real.killToAcquire.size() + " kills (half fixed lease, half watchdog), " + PARALLEL
+                            + " holder JVMs at a time" + (real.voidTrials > 0 ? "; " + real.voidTrials + " more void "
+                            + "(the holder was so slow that its lease ended before the kill)" : ""),
+                    violations,
+                    String.format(Locale.ROOT, "kill to next acquisition p50 %d / p99 %d / max %d ms; after the lease "
+                                    + "end p99 %d ms, min %d ms; %d acquired before the lease end", kill.percentile(50),
+                            kill.percentile(99), kill.max(), late.percentile(99), late.min(), real.early),
+                    "≤ lease + 300 ms at p99; never before the lease ends",
+                    violations == 0 && kill.percentile(99) <= LEASE_MILLIS + SLACK_MILLIS
+                            && real.killToAcquire.size() >= TRIALS,
+                    String.format(Locale.ROOT, "waiter's acquire without the owner check: %d of %d acquired before the "
+                            + "lease end", control.early(), control.trials()));
+        });
     }
 
     @Test
     @Order(1)
     void aKilledHoldersLockGoesToTheWaiterWhenTheLeaseEnds() throws Exception {
+        Outcome real = scenario.real(this::killHolders);
+        assertThat(real.early).as("acquired before the lease ended").isZero();
+        assertThat(real.overlaps).isZero();
+        assertThat(new Stats(real.killToAcquire).percentile(99)).isLessThanOrEqualTo(LEASE_MILLIS + SLACK_MILLIS);
+    }
+
+    @Test
+    @Order(2)
+    void checkerCatchesAWaiterThatIgnoresTheHolder() throws Exception {
+        History history = new History();
+        Control control = scenario.control(() -> {
+            List<ChildJvm> holders = startHolders("broken-", 3, 0);
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.ACQUIRE_NO_OWNER_CHECK)) {
+                // only the parent's waiters run the broken script: the holder JVMs take their locks properly
+                List<Trial> trials = trial(holders, "broken-", history);
+                return new Control(trials.stream().filter(Trial::early).count(), trials.size());
+            }
+        });
+        System.out.printf("scenario 2 control: %d of %d early; %s%n", control.early(), control.trials(),
+                history.sweep());
+        assertThat(control.early()).isPositive();
+        assertThat(history.sweep().overlaps()).isPositive();
+    }
+
+    /** {@link #TRIALS} kills, in batches of {@link #PARALLEL} holder JVMs. */
+    private Outcome killHolders() throws Exception {
+        Outcome outcome = new Outcome();
         History history = new History();
         int started = 0;
         List<ChildJvm> next = startHolders("crash-0-", PARALLEL, 0);
@@ -99,52 +134,33 @@ class Scenario02HolderKilledIT {
             List<ChildJvm> current = next;
             String prefix = "crash-" + started + "-";
             started += current.size();
-            int missing = TRIALS - killToAcquire.size() - current.size();
+            int missing = TRIALS - outcome.killToAcquire.size() - current.size();
             // the next batch boots while this one runs: JVM start-up is most of the cost
             next = missing > 0 ? startHolders("crash-" + started + "-", Math.min(PARALLEL, missing), started) : List.of();
             for (Trial trial : trial(current, prefix, history)) {
                 if (!trial.valid()) {
-                    voidTrials++;
+                    outcome.voidTrials++;
                     continue;
                 }
-                killToAcquire.add(trial.killToAcquireMillis());
-                afterLeaseEnd.add(trial.afterLeaseEndMillis());
+                outcome.killToAcquire.add(trial.killToAcquireMillis());
+                outcome.afterLeaseEnd.add(trial.afterLeaseEndMillis());
                 if (trial.early()) {
-                    realEarly++;
+                    outcome.early++;
                 }
                 if (trial.killToAcquireMillis() > LEASE_MILLIS + SLACK_MILLIS) {
-                    realLate++;
+                    outcome.late++;
                 }
             }
-            if (next.isEmpty() && killToAcquire.size() < TRIALS) {
-                next = startHolders("crash-" + started + "-", Math.min(PARALLEL, TRIALS - killToAcquire.size()),
+            if (next.isEmpty() && outcome.killToAcquire.size() < TRIALS) {
+                next = startHolders("crash-" + started + "-", Math.min(PARALLEL, TRIALS - outcome.killToAcquire.size()),
                         started);
             }
         }
         next.forEach(ChildJvm::close);
-        realOverlaps = history.sweep().overlaps();
-        System.out.printf("scenario 2: kill to acquisition %s; after lease end %s; %s%n", new Stats(killToAcquire),
-                new Stats(afterLeaseEnd), history.sweep());
-        assertThat(realEarly).as("acquired before the lease ended").isZero();
-        assertThat(realOverlaps).isZero();
-        assertThat(new Stats(killToAcquire).percentile(99)).isLessThanOrEqualTo(LEASE_MILLIS + SLACK_MILLIS);
-    }
-
-    @Test
-    @Order(2)
-    void checkerCatchesAWaiterThatIgnoresTheHolder() throws Exception {
-        List<Trial> trials;
-        History history = new History();
-        List<ChildJvm> holders = startHolders("broken-", 3, 0);
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.ACQUIRE_NO_OWNER_CHECK)) {
-            // only the parent's waiters run the broken script: the holder JVMs take their locks properly
-            trials = trial(holders, "broken-", history);
-        }
-        controlTrials = trials.size();
-        controlEarly = trials.stream().filter(Trial::early).count();
-        System.out.printf("scenario 2 control: %d of %d early; %s%n", controlEarly, controlTrials, history.sweep());
-        assertThat(controlEarly).isPositive();
-        assertThat(history.sweep().overlaps()).isPositive();
+        outcome.overlaps = history.sweep().overlaps();
+        System.out.printf("scenario 2: kill to acquisition %s; after lease end %s; %s%n",
+                new Stats(outcome.killToAcquire), new Stats(outcome.afterLeaseEnd), history.sweep());
+        return outcome;
     }
 
     /** Holder JVMs, one per lock, booted and connected, waiting for "acquire"; even offsets a fixed lease. */
@@ -208,7 +224,7 @@ class Scenario02HolderKilledIT {
         holder.kill();
         long killedAt = System.nanoTime();
         long pttlReadAt = System.nanoTime();
-        long pttl = redis.commands().pttl("lock:{" + name + "}");
+        long pttl = redis.commands().pttl(waiterClient.redisKeys(name).lock());
         long[] w = waiter.get(LEASE_MILLIS * 10, TimeUnit.MILLISECONDS);
         assertThat(w[1]).as("waiter for %s acquired", name).isPositive();
         // The script set the lease after the holder invoked it, so it ends at invoked + lease or later. Tighter:

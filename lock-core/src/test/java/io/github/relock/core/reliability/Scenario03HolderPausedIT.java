@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +32,7 @@ import io.github.relock.test.RedisServerExtension;
  * listener must fire within one renewal interval + 200 ms of the resume, the rival's lock must be
  * untouched, and the fenced resource must refuse every write the holder makes after the rival's.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(240)
 class Scenario03HolderPausedIT {
@@ -42,10 +44,9 @@ class Scenario03HolderPausedIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static RedisLockClient rivalClient;
-    static final long started = System.nanoTime();
-    static Outcome real;
-    static Outcome control;
+    private final ScenarioRunner<Outcome, Outcome> scenario = new ScenarioRunner<>("3",
+            "holder JVM SIGSTOPped for 2x its lease");
+    private RedisLockClient rivalClient;
 
     /** What a series of trials found. */
     static final class Outcome {
@@ -63,44 +64,42 @@ class Scenario03HolderPausedIT {
     }
 
     @BeforeAll
-    static void setUp() {
+    void setUp() {
         rivalClient = RedisLockClient.builder(redis.newConnectionFactory()).watchdogTimeout(Duration.ofSeconds(10))
                 .build();
     }
 
     @AfterAll
-    static void tearDown() {
+    void tearDown() {
         rivalClient.close();
-        if (real == null || control == null) {
-            return;
-        }
-        Stats lost = new Stats(real.lostAfterResume);
-        long violations = real.staleAccepted + real.currentRefused + real.rivalDisturbed + real.lostListenerMissing
-                + real.unlockNotRefused + real.lostAfterResume.stream().filter(m -> m > RENEWAL_MILLIS + 200).count();
-        boolean met = violations == 0 && real.holderWritesAfterResume > 0 && real.trials >= TRIALS;
-        ReliabilityReport.write(new ReliabilityReport.Row("3", "holder JVM SIGSTOPped for 2x its lease",
-                real.trials + " pauses of " + 2 * LEASE_MILLIS + " ms (watchdog lease " + LEASE_MILLIS + " ms); "
-                        + real.holderWritesAfterResume + " writes by resumed holders",
-                violations,
-                String.format(Locale.ROOT, "lost-lock listener %d ms (p50) / %d ms (max) after resume; stale writes "
-                                + "refused %d of %d (%.0f%%), plus %d delayed pre-pause writes refused; rival's lock untouched %d of %d; holds overlapping in time "
-                                + "%d (expected: the pause outlived the lease)", lost.percentile(50), lost.max(),
-                        real.refusedAfterResume, real.holderWritesAfterResume,
-                        100.0 * real.refusedAfterResume / Math.max(1, real.holderWritesAfterResume),
-                        real.delayedRefused,
-                        real.trials - real.rivalDisturbed, real.trials, real.overlaps),
-                "listener ≤ renewal interval (" + RENEWAL_MILLIS + " ms) + 200 ms after resume; rival untouched; 100% "
-                        + "of the paused holder's writes refused",
-                met,
-                String.format(Locale.ROOT, "acquire handing out a constant fencing token: %d of %d stale writes "
-                        + "accepted", control.staleAccepted, control.holderWritesAfterResume),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            Stats lost = new Stats(real.lostAfterResume);
+            long violations = real.staleAccepted + real.currentRefused + real.rivalDisturbed + real.lostListenerMissing
+                    + real.unlockNotRefused
+                    + real.lostAfterResume.stream().filter(m -> m > RENEWAL_MILLIS + 200).count();
+            return new ReliabilityReport.Figures(
+                    real.trials + " pauses of " + 2 * LEASE_MILLIS + " ms (watchdog lease " + LEASE_MILLIS + " ms); "
+                            + real.holderWritesAfterResume + " writes by resumed holders",
+                    violations,
+                    String.format(Locale.ROOT, "lost-lock listener %d ms (p50) / %d ms (max) after resume; stale "
+                                    + "writes refused %d of %d (%.0f%%), plus %d delayed pre-pause writes refused; "
+                                    + "rival's lock untouched %d of %d; holds overlapping in time %d (expected: the "
+                                    + "pause outlived the lease)", lost.percentile(50), lost.max(),
+                            real.refusedAfterResume, real.holderWritesAfterResume,
+                            100.0 * real.refusedAfterResume / Math.max(1, real.holderWritesAfterResume),
+                            real.delayedRefused, real.trials - real.rivalDisturbed, real.trials, real.overlaps),
+                    "listener ≤ renewal interval (" + RENEWAL_MILLIS + " ms) + 200 ms after resume; rival untouched; "
+                            + "100% of the paused holder's writes refused",
+                    violations == 0 && real.holderWritesAfterResume > 0 && real.trials >= TRIALS,
+                    String.format(Locale.ROOT, "acquire handing out a constant fencing token: %d of %d stale writes "
+                            + "accepted", control.staleAccepted, control.holderWritesAfterResume));
+        });
     }
 
     @Test
     @Order(1)
     void aResumedHolderLearnsOfTheLossAndItsWritesAreRefused() throws Exception {
-        real = run("paused", TRIALS, null);
+        Outcome real = scenario.real(() -> run("paused", TRIALS, null));
         assertThat(real.lostListenerMissing).isZero();
         assertThat(real.lostAfterResume).allSatisfy(millis -> assertThat(millis)
                 .isLessThanOrEqualTo(RENEWAL_MILLIS + 200));
@@ -115,9 +114,11 @@ class Scenario03HolderPausedIT {
     @Test
     @Order(2)
     void checkerCatchesALockWhoseTokensDoNotGrow() throws Exception {
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.ACQUIRE_CONSTANT_TOKEN)) {
-            control = run("constant-token", 1, BrokenScripts.ACQUIRE_CONSTANT_TOKEN);
-        }
+        Outcome control = scenario.control(() -> {
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.ACQUIRE_CONSTANT_TOKEN)) {
+                return run("constant-token", 1, BrokenScripts.ACQUIRE_CONSTANT_TOKEN);
+            }
+        });
         assertThat(control.staleAccepted).isPositive();
     }
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +33,7 @@ import io.github.relock.test.RedisServerExtension;
  * renewal after the restart; every waiter must return (acquired, timed out or failed) within its wait
  * time + 1 s; no thread may hang.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(240)
 class Scenario04RedisRestartIT {
@@ -46,9 +48,8 @@ class Scenario04RedisRestartIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static final long started = System.nanoTime();
-    static Outcome real;
-    static Outcome control;
+    private final ScenarioRunner<Outcome, Outcome> scenario = new ScenarioRunner<>("4",
+            "redis-server killed and restarted empty mid-hold");
 
     static final class Outcome {
         int trials;
@@ -65,39 +66,39 @@ class Scenario04RedisRestartIT {
     }
 
     @AfterAll
-    static void report() {
-        if (real == null || control == null) {
-            return;
-        }
-        Stats lost = new Stats(real.lostAfterRestart);
-        Stats overrun = new Stats(real.waiterOverrun);
-        long late = real.lostAfterRestart.stream().filter(m -> m > RENEWAL_MILLIS + 200).count();
-        long overran = real.waiterOverrun.stream().filter(m -> m > 1_000).count();
-        long violations = real.lossNotReported + real.hung + late + overran + real.tokenRegressions;
-        ReliabilityReport.write(new ReliabilityReport.Row("4", "redis-server killed and restarted empty mid-hold",
-                real.trials + " restarts; " + real.trials * WAITERS + " waiters (wait " + WAIT_MILLIS + " ms, command "
-                        + "timeout " + COMMAND_TIMEOUT.toMillis() + " ms); watchdog lease " + LEASE_MILLIS + " ms",
-                violations,
-                String.format(Locale.ROOT, "loss reported %d ms (p50) / %d ms (max) after the restart; slowest "
-                                + "waiter back after %d ms of its %d ms wait (%d acquired, %d timed out, %d failed); "
-                                + "%d hung; fencing tokens kept growing across the data loss (%d regressions); "
-                                + "holds overlapping until the loss was reported: %d, at most %d ms (expected: Redis "
-                                + "lost the lock; bounded by the renewal interval)",
-                        lost.percentile(50), lost.max(), WAIT_MILLIS + overrun.max(), WAIT_MILLIS, real.acquired,
-                        real.timedOut, real.failed,
-                        real.hung, real.tokenRegressions, real.overlaps, real.maxOverlapMillis),
-                "loss detected at the next renewal (≤ " + RENEWAL_MILLIS + " + 200 ms); every waiter back within wait "
-                        + "+ 1 s; no thread hangs",
-                violations == 0 && real.trials >= TRIALS,
-                String.format(Locale.ROOT, "renewal that puts a vanished hold back: loss unreported in %d of %d "
-                        + "restarts, %d overlapping holds", control.lossNotReported, control.trials, control.overlaps),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+    void report() {
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            Stats lost = new Stats(real.lostAfterRestart);
+            Stats overrun = new Stats(real.waiterOverrun);
+            long late = real.lostAfterRestart.stream().filter(m -> m > RENEWAL_MILLIS + 200).count();
+            long overran = real.waiterOverrun.stream().filter(m -> m > 1_000).count();
+            long violations = real.lossNotReported + real.hung + late + overran + real.tokenRegressions;
+            return new ReliabilityReport.Figures(
+                    real.trials + " restarts; " + real.trials * WAITERS + " waiters (wait " + WAIT_MILLIS + " ms, "
+                            + "command timeout " + COMMAND_TIMEOUT.toMillis() + " ms); watchdog lease " + LEASE_MILLIS
+                            + " ms",
+                    violations,
+                    String.format(Locale.ROOT, "loss reported %d ms (p50) / %d ms (max) after the restart; slowest "
+                                    + "waiter back after %d ms of its %d ms wait (%d acquired, %d timed out, %d "
+                                    + "failed); %d hung; fencing tokens kept growing across the data loss (%d "
+                                    + "regressions); holds overlapping until the loss was reported: %d, at most %d ms "
+                                    + "(expected: Redis lost the lock; bounded by the renewal interval)",
+                            lost.percentile(50), lost.max(), WAIT_MILLIS + overrun.max(), WAIT_MILLIS, real.acquired,
+                            real.timedOut, real.failed, real.hung, real.tokenRegressions, real.overlaps,
+                            real.maxOverlapMillis),
+                    "loss detected at the next renewal (≤ " + RENEWAL_MILLIS + " + 200 ms); every waiter back within "
+                            + "wait + 1 s; no thread hangs",
+                    violations == 0 && real.trials >= TRIALS,
+                    String.format(Locale.ROOT, "renewal that puts a vanished hold back: loss unreported in %d of %d "
+                                    + "restarts, %d overlapping holds", control.lossNotReported, control.trials,
+                            control.overlaps));
+        });
     }
 
     @Test
     @Order(1)
     void theLossIsReportedAndNoWaiterHangs() throws Exception {
-        real = run("restart", TRIALS);
+        Outcome real = scenario.real(() -> run("restart", TRIALS));
         assertThat(real.lossNotReported).isZero();
         assertThat(real.hung).isZero();
         assertThat(real.lostAfterRestart).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(RENEWAL_MILLIS + 200));
@@ -108,9 +109,11 @@ class Scenario04RedisRestartIT {
     @Test
     @Order(2)
     void checkerCatchesARenewalThatResurrectsTheLock() throws Exception {
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RENEW_RESURRECTS)) {
-            control = run("resurrect", 2);
-        }
+        Outcome control = scenario.control(() -> {
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RENEW_RESURRECTS)) {
+                return run("resurrect", 2);
+            }
+        });
         assertThat(control.lossNotReported).isPositive();
     }
 

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ import io.github.relock.test.RedisServerExtension;
  * count must still drop by exactly one. 1,000 trials at re-entry depth 1-3, the cut at a random level;
  * afterwards, and 3 leases later, no key may be left.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class Scenario05DroppedReplyIT {
@@ -38,9 +40,8 @@ class Scenario05DroppedReplyIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static final long started = System.nanoTime();
-    static Outcome real;
-    static Outcome control;
+    private final ScenarioRunner<Outcome, Outcome> scenario = new ScenarioRunner<>("5",
+            "connection dropped after a release was sent, before its reply");
 
     static final class Outcome {
         int trials;
@@ -54,31 +55,29 @@ class Scenario05DroppedReplyIT {
     }
 
     @AfterAll
-    static void report() {
-        if (real == null || control == null) {
-            return;
-        }
-        Stats unlock = new Stats(real.unlockMillis);
-        long violations = real.doubleDecrements + real.lostReleases + Math.max(0, real.orphanKeys) + real.exceptions;
-        ReliabilityReport.write(new ReliabilityReport.Row("5", "connection dropped after a release was sent, before "
-                        + "its reply",
-                real.trials + " trials (" + real.cuts + " connections cut), depth 1-3",
-                violations,
-                String.format(Locale.ROOT, "%d double decrements, %d releases lost, %d exceptions from unlock; "
-                                + "unlock with the cut took p50 %d / p99 %d ms; %d orphan keys 3 leases later",
-                        real.doubleDecrements, real.lostReleases, real.exceptions, unlock.percentile(50),
-                        unlock.percentile(99), real.orphanKeys),
-                "0 double decrements over 1,000 trials; 0 orphan keys after 3x lease",
-                violations == 0 && real.trials >= TRIALS && real.cuts >= TRIALS,
-                String.format(Locale.ROOT, "release without the hold-count check: %d double decrements in %d trials",
-                        control.doubleDecrements, control.trials),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+    void report() {
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            Stats unlock = new Stats(real.unlockMillis);
+            long violations = real.doubleDecrements + real.lostReleases + Math.max(0, real.orphanKeys)
+                    + real.exceptions;
+            return new ReliabilityReport.Figures(
+                    real.trials + " trials (" + real.cuts + " connections cut), depth 1-3",
+                    violations,
+                    String.format(Locale.ROOT, "%d double decrements, %d releases lost, %d exceptions from unlock; "
+                                    + "unlock with the cut took p50 %d / p99 %d ms; %d orphan keys 3 leases later",
+                            real.doubleDecrements, real.lostReleases, real.exceptions, unlock.percentile(50),
+                            unlock.percentile(99), real.orphanKeys),
+                    "0 double decrements over 1,000 trials; 0 orphan keys after 3x lease",
+                    violations == 0 && real.trials >= TRIALS && real.cuts >= TRIALS,
+                    String.format(Locale.ROOT, "release without the hold-count check: %d double decrements in %d "
+                            + "trials", control.doubleDecrements, control.trials));
+        });
     }
 
     @Test
     @Order(1)
     void aReleaseThatRanTwiceCountsOnce() throws Exception {
-        real = run("dropped", TRIALS);
+        Outcome real = scenario.real(() -> run("dropped", TRIALS));
         assertThat(real.cuts).isEqualTo(TRIALS);
         assertThat(real.doubleDecrements).isZero();
         assertThat(real.lostReleases).isZero();
@@ -89,20 +88,23 @@ class Scenario05DroppedReplyIT {
     @Test
     @Order(2)
     void checkerCatchesAReleaseWithoutTheCountCheck() throws Exception {
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_COUNT_CHECK)) {
-            control = run("broken", 50);
-        }
+        Outcome control = scenario.control(() -> {
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_COUNT_CHECK)) {
+                return run("broken", 50);
+            }
+        });
         assertThat(control.doubleDecrements).isPositive();
     }
 
     private Outcome run(String prefix, int trials) throws Exception {
         Outcome outcome = new Outcome();
+        List<String> names = LockHashes.numbered(prefix + "-", trials);
+        RedisLockClient client;
         try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories()) {
-            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), Duration.ofSeconds(1)))
-                    .build();
+            client = RedisLockClient.builder(factories.standalone(proxy.port(), Duration.ofSeconds(1))).build();
             try {
                 for (int trial = 0; trial < trials; trial++) {
-                    String name = prefix + "-" + trial;
+                    String name = names.get(trial);
                     ReentrantDistributedLock lock = client.getLock(name);
                     int depth = 1 + ThreadLocalRandom.current().nextInt(3);
                     int cutAt = 1 + ThreadLocalRandom.current().nextInt(depth); // the release leaving cutAt-1 holds
@@ -111,11 +113,14 @@ class Scenario05DroppedReplyIT {
                     for (int i = 1; i < depth; i++) {
                         lock.lock(LEASE_MILLIS, TimeUnit.MILLISECONDS);
                     }
+                    String owner = client.heldLocks().stream().filter(h -> h.name().equals(name)).findFirst()
+                            .orElseThrow().ownerId();
+                    String releaseChannel = client.redisKeys(name).releaseChannel();
                     int held = depth;
                     while (held > 0) {
                         boolean cut = held == cutAt;
                         if (cut) {
-                            proxy.cutAfterReplyTo(name + "}:released"); // only the release script carries the channel
+                            proxy.cutAfterReplyTo(releaseChannel); // only the release script carries the channel
                         }
                         long start = System.nanoTime();
                         try {
@@ -133,8 +138,7 @@ class Scenario05DroppedReplyIT {
                         }
                         held--;
                         // the truth, read past the proxy
-                        String count = redis.commands().hget(lock.getKey(), client.getClientId() + ":"
-                                + Thread.currentThread().getId());
+                        String count = redis.commands().hget(lock.getKey(), owner);
                         long inRedis = count == null ? 0 : Long.parseLong(count);
                         if (inRedis < held) {
                             outcome.doubleDecrements++;
@@ -147,7 +151,7 @@ class Scenario05DroppedReplyIT {
                     outcome.trials++;
                 }
                 outcome.cuts = proxy.cuts();
-                assertThat(LockHashes.named(redis.commands(), prefix))
+                assertThat(LockHashes.left(redis.commands(), client, names))
                         .as("locks left right after the trials").isEmpty();
             }
             finally {
@@ -155,7 +159,7 @@ class Scenario05DroppedReplyIT {
             }
         }
         Thread.sleep(3 * LEASE_MILLIS);
-        outcome.orphanKeys = LockHashes.named(redis.commands(), prefix).size();
+        outcome.orphanKeys = LockHashes.left(redis.commands(), client, names).size();
         System.out.printf("scenario 5 %s: %d trials, %d cuts, %d double decrements, %d lost releases, %d exceptions %s, "
                         + "unlock with cut %s, %d orphans%n", prefix, outcome.trials, outcome.cuts,
                 outcome.doubleDecrements, outcome.lostReleases, outcome.exceptions, outcome.sampleExceptions,

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,6 +37,7 @@ import io.github.relock.test.RedisServerExtension;
  * nothing, uses the second layout: with one client, hand-offs would carry the lock on without any
  * announcement and the control could not show that the checker notices missing wake-ups.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(240)
 class Scenario06PubSubKilledIT {
@@ -49,9 +51,8 @@ class Scenario06PubSubKilledIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static final long started = System.nanoTime();
-    static Outcome real;
-    static Outcome control;
+    private final ScenarioRunner<Outcome, Outcome> scenario = new ScenarioRunner<>("6",
+            "pub/sub connection killed while threads wait");
 
     static final class Outcome {
         int trials;
@@ -61,32 +62,30 @@ class Scenario06PubSubKilledIT {
     }
 
     @AfterAll
-    static void report() {
-        if (real == null || control == null) {
-            return;
-        }
-        Stats last = new Stats(real.lastWaiterAfterRelease);
-        long violations = real.late + real.notAcquired;
-        ReliabilityReport.write(new ReliabilityReport.Row("6", "pub/sub connection killed while threads wait",
-                real.trials + " kills, " + WAITERS + " waiters each, half as threads of one client, half in "
-                        + WAITERS + " clients (holder's lease " + HOLDER_LEASE_MILLIS + " ms, released right after the kill)",
-                violations,
-                String.format(Locale.ROOT, "last of %d waiters acquired %d ms (p50) / %d ms (max) after the release "
-                        + "(each holds %d ms)", WAITERS, last.percentile(50), last.max(), HOLD_MILLIS),
-                "all waiters acquire within 1 s of the release",
-                violations == 0 && real.trials >= TRIALS,
-                String.format(Locale.ROOT, "release that does not announce itself (waiters in %d clients): %d of %d "
-                                + "trials late, %d waiters never acquired (last waiter max %d ms)", WAITERS,
-                        control.late, control.trials, control.notAcquired,
-                        new Stats(control.lastWaiterAfterRelease).max()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+    void report() {
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            Stats last = new Stats(real.lastWaiterAfterRelease);
+            long violations = real.late + real.notAcquired;
+            return new ReliabilityReport.Figures(
+                    real.trials + " kills, " + WAITERS + " waiters each, half as threads of one client, half in "
+                            + WAITERS + " clients (holder's lease " + HOLDER_LEASE_MILLIS + " ms, released right after "
+                            + "the kill)",
+                    violations,
+                    String.format(Locale.ROOT, "last of %d waiters acquired %d ms (p50) / %d ms (max) after the "
+                            + "release (each holds %d ms)", WAITERS, last.percentile(50), last.max(), HOLD_MILLIS),
+                    "all waiters acquire within 1 s of the release",
+                    violations == 0 && real.trials >= TRIALS,
+                    String.format(Locale.ROOT, "release that does not announce itself (waiters in %d clients): %d of "
+                                    + "%d trials late, %d waiters never acquired (last waiter max %d ms)", WAITERS,
+                            control.late, control.trials, control.notAcquired,
+                            new Stats(control.lastWaiterAfterRelease).max()));
+        });
     }
 
     @Test
     @Order(1)
     void waitersWakeAfterThePubSubConnectionCameBack() throws Exception {
-        real = run("killed", TRIALS, 1);
-        run("killed-spread", TRIALS, WAITERS, real);
+        Outcome real = scenario.real(() -> run("killed-spread", TRIALS, WAITERS, run("killed", TRIALS, 1)));
         assertThat(real.notAcquired).isZero();
         assertThat(real.lastWaiterAfterRelease).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(TARGET_MILLIS));
     }
@@ -94,9 +93,11 @@ class Scenario06PubSubKilledIT {
     @Test
     @Order(2)
     void checkerCatchesAReleaseThatWakesNobody() throws Exception {
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_SILENT)) {
-            control = run("silent", 1, WAITERS);
-        }
+        Outcome control = scenario.control(() -> {
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_SILENT)) {
+                return run("silent", 1, WAITERS);
+            }
+        });
         assertThat(control.late + control.notAcquired).isPositive();
     }
 
@@ -133,7 +134,7 @@ class Scenario06PubSubKilledIT {
                         return acquired;
                     }));
                 }
-                awaitSubscribed("lock:{" + name + "}:released", waiterClients);
+                awaitSubscribed(holderClient.redisKeys(name).releaseChannel(), waiterClients);
                 Thread.sleep(200); // every waiter is asleep in its wait
                 redis.commands().clientKill(io.lettuce.core.KillArgs.Builder.typePubsub());
                 long releasedAt = System.nanoTime();

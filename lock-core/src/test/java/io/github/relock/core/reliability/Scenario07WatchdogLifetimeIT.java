@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,44 +41,41 @@ import io.github.relock.test.RedisServerExtension;
  * no key may be left (nothing still renewed), {@code PUBSUB NUMSUB} must be back to its baseline, and no
  * relock thread may outlive {@code close()}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(240)
 class Scenario07WatchdogLifetimeIT {
 
     static final long LEASE_MILLIS = 600;
     static final Duration STORM = Duration.ofSeconds(3);
+    static final int CONTROL_LOCKS = 20;
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static final long started = System.nanoTime();
-    static final Map<String, String> figures = Collections.synchronizedMap(new java.util.LinkedHashMap<>());
-    static final AtomicLong violations = new AtomicLong();
-    static final AtomicLong trials = new AtomicLong();
-    static long controlRenewed = -1;
+    private final Phases phases = new Phases("unlock", "close", "exit", "storm");
+    /** The control's figure: how many locks a release that never decrements left renewed. */
+    private final ScenarioRunner<Phases, Long> scenario = ScenarioRunner.inPhases("7", "watchdog lifetime", phases);
 
     @AfterAll
-    static void report() {
-        if (controlRenewed < 0 || figures.size() < 4) {
-            return;
-        }
-        ReliabilityReport.write(new ReliabilityReport.Row("7", "watchdog lifetime",
-                trials.get() + " holds ended by unlock, close(), JVM exit, interrupt storm (" + STORM.toSeconds()
+    void report() {
+        scenario.report(redis.redisVersion(), (real, controlRenewed) -> new ReliabilityReport.Figures(
+                real.trials() + " holds ended by unlock, close(), JVM exit, interrupt storm (" + STORM.toSeconds()
                         + " s) and cancelled futures; watchdog lease " + LEASE_MILLIS + " ms",
-                violations.get(), String.join("; ", figures.values()),
+                real.violations(), real.joined("unlock", "close", "exit", "storm"),
                 "0 keys still renewed after 3x lease; PUBSUB NUMSUB back to baseline; 0 leaked threads",
-                violations.get() == 0,
-                "release that never decrements (depth 2): " + controlRenewed + " of 20 locks still renewed after 3x "
-                        + "lease",
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+                real.violations() == 0,
+                "release that never decrements (depth 2): " + controlRenewed + " of " + CONTROL_LOCKS + " locks still "
+                        + "renewed after 3x lease"));
     }
 
     @Test
     @Order(1)
     void unlockStopsRenewal() throws Exception {
         try (RedisLockClient client = client()) {
-            for (int i = 0; i < 50; i++) {
-                ReentrantDistributedLock lock = client.getLock("unlock-" + i);
+            List<String> names = LockHashes.numbered("unlock-", 50);
+            for (int i = 0; i < names.size(); i++) {
+                ReentrantDistributedLock lock = client.getLock(names.get(i));
                 int depth = 1 + i % 3;
                 for (int d = 0; d < depth; d++) {
                     lock.lock();
@@ -87,10 +84,8 @@ class Scenario07WatchdogLifetimeIT {
                     lock.unlock();
                 }
             }
-            trials.addAndGet(50);
-            long left = keysAfterThreeLeases("unlock-");
-            figures.put("unlock", "unlock: " + left + " of 50 keys left");
-            violations.addAndGet(left);
+            long left = keysAfterThreeLeases(client, names);
+            phases.record("unlock", "unlock: " + left + " of 50 keys left", 50, left);
             assertThat(left).isZero();
         }
     }
@@ -99,17 +94,16 @@ class Scenario07WatchdogLifetimeIT {
     @Order(2)
     void closeStopsRenewalAndItsThread() throws Exception {
         RedisLockClient client = client();
-        for (int i = 0; i < 20; i++) {
-            client.getLock("close-" + i).lock();
+        List<String> names = LockHashes.numbered("close-", 20);
+        for (String name : names) {
+            client.getLock(name).lock();
         }
         client.close();
         // checked at once: close() must not return while its watchdog thread still runs
         boolean threadAlive = relockThreads(client.getClientId()) > 0;
-        trials.addAndGet(20);
-        long left = keysAfterThreeLeases("close-");
-        figures.put("close", "close(): " + left + " of 20 keys left, watchdog thread "
-                + (threadAlive ? "STILL ALIVE" : "gone") + " when close() returned");
-        violations.addAndGet(left + (threadAlive ? 1 : 0));
+        long left = keysAfterThreeLeases(client, names);
+        phases.record("close", "close(): " + left + " of 20 keys left, watchdog thread "
+                + (threadAlive ? "STILL ALIVE" : "gone") + " when close() returned", 20, left + (threadAlive ? 1 : 0));
         assertThat(threadAlive).as("watchdog thread alive after close()").isFalse();
         assertThat(left).isZero();
     }
@@ -117,18 +111,19 @@ class Scenario07WatchdogLifetimeIT {
     @Test
     @Order(3)
     void jvmExitStopsRenewal() throws Exception {
+        List<String> names = LockHashes.numbered("exit-", 10); // the child names its locks <name>-<i>
         try (ChildJvm child = ChildJvm.start(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
                 ReliabilityChild.class, "mode=hold-many", "port=" + redis.server().port(), "name=exit", "count=10",
-                "watchdog=" + LEASE_MILLIS)) {
+                "watchdog=" + LEASE_MILLIS);
+                RedisLockClient observer = client()) {
             child.awaitLine(l -> l.startsWith("HELD-MANY"), Duration.ofSeconds(60));
             Thread.sleep(LEASE_MILLIS * 2); // renewed while the JVM lives
-            long alive = LockHashes.named(redis.commands(), "exit-").size();
+            long alive = LockHashes.left(redis.commands(), observer, names).size();
             child.send("exit");
             child.awaitExit(Duration.ofSeconds(10));
-            trials.addAndGet(10);
-            long left = keysAfterThreeLeases("exit-");
-            figures.put("exit", "JVM exit: " + left + " of 10 keys left (" + alive + " were kept alive while it ran)");
-            violations.addAndGet(left + (alive == 10 ? 0 : 1));
+            long left = keysAfterThreeLeases(observer, names);
+            phases.record("exit", "JVM exit: " + left + " of 10 keys left (" + alive + " were kept alive while it ran)",
+                    10, left + (alive == 10 ? 0 : 1));
             assertThat(alive).isEqualTo(10);
             assertThat(left).isZero();
         }
@@ -142,7 +137,7 @@ class Scenario07WatchdogLifetimeIT {
                 .build();
         RedisLockClient waiters = client();
         String[] names = {"storm-0", "storm-1", "storm-2", "storm-3"};
-        Map<String, Long> baseline = numsub(names);
+        Map<String, Long> baseline = numsub(waiters, names);
         ExecutorService pool = Executors.newCachedThreadPool();
         AtomicBoolean storming = new AtomicBoolean(true);
         AtomicLong acquired = new AtomicLong();
@@ -274,27 +269,26 @@ class Scenario07WatchdogLifetimeIT {
             assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("no thread hangs").isTrue();
 
             // everything was released: a lock hash now is an orphan that an interrupted attempt left behind
-            List<String> orphans = LockHashes.named(redis.commands(), "storm-");
+            List<String> orphans = LockHashes.left(redis.commands(), waiters, List.of(names));
             int heldLocal = waiters.heldLocks().size();
-            Map<String, Long> after = awaitNumsub(names, baseline);
-            long left = keysAfterThreeLeases("storm-");
+            Map<String, Long> after = awaitNumsub(waiters, names, baseline);
+            long left = keysAfterThreeLeases(waiters, List.of(names));
             waiters.close();
             holder.close();
             boolean threads = relockThreads(waiters.getClientId()) + relockThreads(holder.getClientId()) > 0;
-            trials.addAndGet(acquired.get() + interrupted.get() + timedOut.get() + cancelled);
-            figures.put("storm", String.format(Locale.ROOT, "interrupt storm: %d acquired, %d interrupted, %d timed "
+            String storm = String.format(Locale.ROOT, "interrupt storm: %d acquired, %d interrupted, %d timed "
                             + "out, %d futures cancelled, other errors %s; %d orphan locks right after, %d keys 3 leases "
                             + "later; PUBSUB NUMSUB %s baseline (%s); relock threads after close: %s; unlock reported a loss "
                             + "%d times after an interrupted release and %d times otherwise (a retried release "
                             + "recognises that it ran, so either would be a false report)", acquired.get(),
                     interrupted.get(), timedOut.get(), cancelled, otherErrors.isEmpty() ? "none" : otherErrors,
                     orphans.size(), left, after.equals(baseline) ? "back to its" : "NOT at its", baseline.values(),
-                    threads ? "ALIVE" : "0", lostAfterInterruptedUnlock.get(), lostOtherwise.get()));
+                    threads ? "ALIVE" : "0", lostAfterInterruptedUnlock.get(), lostOtherwise.get());
             long bad = left + orphans.size() + heldLocal + (after.equals(baseline) ? 0 : 1) + (threads ? 1 : 0)
                     + otherErrors.values().stream().mapToLong(AtomicLong::get).sum() + lostOtherwise.get()
                     + lostAfterInterruptedUnlock.get();
-            violations.addAndGet(bad);
-            System.out.println("scenario 7 storm: " + figures.get("storm"));
+            phases.record("storm", storm, acquired.get() + interrupted.get() + timedOut.get() + cancelled, bad);
+            System.out.println("scenario 7 storm: " + storm);
             assertThat(otherErrors).as("interrupts surface as InterruptedException, nothing else").isEmpty();
             assertThat(orphans).as("locks held in Redis by nobody").isEmpty();
             assertThat(lostOtherwise.get()).as("losses reported without an interrupted release").isZero();
@@ -315,20 +309,21 @@ class Scenario07WatchdogLifetimeIT {
     @Test
     @Order(5)
     void checkerCatchesAReleaseThatNeverGivesAHoldBack() throws Exception {
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_DECREMENT);
-                RedisLockClient client = client()) {
-            for (int i = 0; i < 20; i++) {
-                ReentrantDistributedLock lock = client.getLock("broken-" + i);
-                lock.lock();
-                lock.lock();
-                lock.unlock();
-                lock.unlock();
+        long controlRenewed = scenario.control(() -> {
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_DECREMENT);
+                    RedisLockClient client = client()) {
+                List<String> names = LockHashes.numbered("broken-", CONTROL_LOCKS);
+                for (String name : names) {
+                    ReentrantDistributedLock lock = client.getLock(name);
+                    lock.lock();
+                    lock.lock();
+                    lock.unlock();
+                    lock.unlock();
+                }
+                Thread.sleep(3 * LEASE_MILLIS);
+                return (long) LockHashes.left(redis.commands(), client, names).size();
             }
-            Thread.sleep(3 * LEASE_MILLIS);
-            controlRenewed = LockHashes.named(redis.commands(), "broken-").size();
-        }
-        figures.put("zcontrol", "");
-        figures.remove("zcontrol");
+        });
         assertThat(controlRenewed).isPositive();
     }
 
@@ -338,30 +333,31 @@ class Scenario07WatchdogLifetimeIT {
     }
 
     /** Lock hashes left 3 leases from now (fencing counters stay for their retention). */
-    private static long keysAfterThreeLeases(String prefix) throws InterruptedException {
+    private static long keysAfterThreeLeases(RedisLockClient client, List<String> names) throws InterruptedException {
         Thread.sleep(3 * LEASE_MILLIS);
-        return LockHashes.named(redis.commands(), prefix).size();
+        return LockHashes.left(redis.commands(), client, names).size();
     }
 
     private static long relockThreads(String clientId) {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().contains(clientId)).count();
     }
 
-    private static Map<String, Long> numsub(String... names) {
+    /** {@code PUBSUB NUMSUB} of the locks' release channels, by channel. */
+    private static Map<String, Long> numsub(RedisLockClient client, String... names) {
         String[] channels = new String[names.length];
         for (int i = 0; i < names.length; i++) {
-            channels[i] = "lock:{" + names[i] + "}:released";
+            channels[i] = client.redisKeys(names[i]).releaseChannel();
         }
         return new java.util.TreeMap<>(redis.commands().pubsubNumsub(channels));
     }
 
-    private static Map<String, Long> awaitNumsub(String[] names, Map<String, Long> baseline)
+    private static Map<String, Long> awaitNumsub(RedisLockClient client, String[] names, Map<String, Long> baseline)
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        Map<String, Long> now = numsub(names);
+        Map<String, Long> now = numsub(client, names);
         while (!now.equals(baseline) && System.nanoTime() < deadline) {
             Thread.sleep(20);
-            now = numsub(names);
+            now = numsub(client, names);
         }
         return now;
     }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,7 @@ import io.github.relock.test.RedisServerExtension;
  * and with the owner id but a stale token. Every one must throw (or be refused by the script) and leave
  * the hash and its TTL as they were: 10,000 of 10,000.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(240)
 class Scenario08NonOwnerReleaseIT {
@@ -49,35 +51,63 @@ class Scenario08NonOwnerReleaseIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static final long started = System.nanoTime();
-    static final AtomicLong attempts = new AtomicLong();
-    static final AtomicLong refused = new AtomicLong();
-    static final AtomicLong changed = new AtomicLong();
-    static long controlAttempts;
-    static long controlAccepted;
-    static long controlChanged;
+    private final ScenarioRunner<Releases, Releases> scenario = new ScenarioRunner<>("8", "non-owner release");
+
+    /** Release attempts by non-owners, counted from several threads. */
+    static final class Releases {
+        final AtomicLong attempts = new AtomicLong();
+        final AtomicLong refused = new AtomicLong();
+        final AtomicLong changed = new AtomicLong();
+
+        /** One attempt through the API: refused if it throws. */
+        void expectRefusal(Runnable release, Snapshot snapshot) {
+            attempts.incrementAndGet();
+            try {
+                release.run();
+            }
+            catch (IllegalMonitorStateException expected) {
+                refused.incrementAndGet();
+            }
+            if (!snapshot.unchanged()) {
+                changed.incrementAndGet();
+            }
+        }
+
+        /** One attempt through the release script: refused if it answers below zero. */
+        void expectScriptRefusal(long left, Snapshot snapshot) {
+            attempts.incrementAndGet();
+            if (left < 0) {
+                refused.incrementAndGet();
+            }
+            if (!snapshot.unchanged()) {
+                changed.incrementAndGet();
+            }
+        }
+
+        long accepted() {
+            return attempts.get() - refused.get();
+        }
+    }
 
     @AfterAll
-    static void report() {
-        if (controlAttempts == 0) {
-            return;
-        }
-        long violations = (attempts.get() - refused.get()) + changed.get();
-        ReliabilityReport.write(new ReliabilityReport.Row("8", "non-owner release",
-                String.format(Locale.ROOT, "%,d attempts: %,d by another thread, %,d by the same thread id on another "
-                                + "client, %,d by another process (API and script with the token), %,d by script with the "
-                                + "token but another owner, %,d with the owner but a stale token", attempts.get(),
-                        OTHER_THREAD, OTHER_CLIENT_SAME_THREAD_ID, 2 * OTHER_PROCESS, SCRIPT_OTHER_OWNER,
-                        SCRIPT_STALE_TOKEN),
-                violations,
-                String.format(Locale.ROOT, "%,d/%,d refused (exception or script refusal); hash or TTL changed %d "
-                        + "times", refused.get(), attempts.get(), changed.get()),
-                "exception thrown, hash and TTL unchanged, 10,000/10,000",
-                violations == 0 && attempts.get() >= 10_000,
-                String.format(Locale.ROOT, "ownership removed (shared owner) and a release script without the owner "
-                        + "check: %d of %d releases went through, %d changed the lock", controlAccepted,
-                        controlAttempts, controlChanged),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+    void report() {
+        scenario.report(redis.redisVersion(), (real, control) -> {
+            long violations = real.accepted() + real.changed.get();
+            return new ReliabilityReport.Figures(
+                    String.format(Locale.ROOT, "%,d attempts: %,d by another thread, %,d by the same thread id on "
+                                    + "another client, %,d by another process (API and script with the token), %,d by "
+                                    + "script with the token but another owner, %,d with the owner but a stale token",
+                            real.attempts.get(), OTHER_THREAD, OTHER_CLIENT_SAME_THREAD_ID, 2 * OTHER_PROCESS,
+                            SCRIPT_OTHER_OWNER, SCRIPT_STALE_TOKEN),
+                    violations,
+                    String.format(Locale.ROOT, "%,d/%,d refused (exception or script refusal); hash or TTL changed %d "
+                            + "times", real.refused.get(), real.attempts.get(), real.changed.get()),
+                    "exception thrown, hash and TTL unchanged, 10,000/10,000",
+                    violations == 0 && real.attempts.get() >= 10_000,
+                    String.format(Locale.ROOT, "ownership removed (shared owner) and a release script without the "
+                                    + "owner check: %d of %d releases went through, %d changed the lock",
+                            control.accepted(), control.attempts.get(), control.changed.get()));
+        });
     }
 
     @Test
@@ -88,6 +118,7 @@ class Scenario08NonOwnerReleaseIT {
         RedisLockClient holderClient = RedisLockClient.builder(redis.newConnectionFactory()).build();
         RedisLockClient otherClient = RedisLockClient.builder(redis.newConnectionFactory()).build();
         LockCommands commands = new LockCommands(redis.newConnectionFactory());
+        Releases real = new Releases();
         try {
             String name = "owned";
             ReentrantDistributedLock held = holderClient.getLock(name);
@@ -98,49 +129,53 @@ class Scenario08NonOwnerReleaseIT {
             }).get();
             Snapshot snapshot = new Snapshot(held.getKey());
             String holderOwner = snapshot.hash.keySet().iterator().next();
-            LockKeys keys = LockKeys.of("lock:", name);
-
-            // another thread of the same client
-            otherThread.submit(() -> {
-                for (int i = 0; i < OTHER_THREAD; i++) {
-                    expectRefusal(() -> holderClient.getLock(name).unlock(), snapshot);
+            LockKeys keys = LockKeys.of(holderClient.getKeyPrefix(), name);
+            scenario.real(() -> {
+                // another thread of the same client
+                otherThread.submit(() -> {
+                    for (int i = 0; i < OTHER_THREAD; i++) {
+                        real.expectRefusal(() -> holderClient.getLock(name).unlock(), snapshot);
+                    }
+                    return null;
+                }).get();
+                // the same thread id on another client: the holder's own thread asks the other client to release
+                holderThread.submit(() -> {
+                    for (int i = 0; i < OTHER_CLIENT_SAME_THREAD_ID; i++) {
+                        real.expectRefusal(() -> otherClient.getLock(name).unlock(), snapshot);
+                    }
+                    return null;
+                }).get();
+                // the release script with the holder's token but another owner, and with the owner but a stale token
+                String otherOwner = otherClient.newOwner().id();
+                for (int i = 0; i < SCRIPT_OTHER_OWNER; i++) {
+                    real.expectScriptRefusal(commands.release(keys, otherOwner, token, 1), snapshot);
                 }
-                return null;
-            }).get();
-            // the same thread id on another client: the holder's own thread asks the other client to release
-            holderThread.submit(() -> {
-                for (int i = 0; i < OTHER_CLIENT_SAME_THREAD_ID; i++) {
-                    expectRefusal(() -> otherClient.getLock(name).unlock(), snapshot);
+                for (int i = 0; i < SCRIPT_STALE_TOKEN; i++) {
+                    real.expectScriptRefusal(commands.release(keys, holderOwner, token - 1 - i, 1), snapshot);
                 }
-                return null;
-            }).get();
-            // the release script with the holder's token but another owner, and with the owner but a stale token
-            for (int i = 0; i < SCRIPT_OTHER_OWNER; i++) {
-                expectScriptRefusal(commands.release(keys, otherClient.getClientId() + ":1", token, 1), snapshot);
-            }
-            for (int i = 0; i < SCRIPT_STALE_TOKEN; i++) {
-                expectScriptRefusal(commands.release(keys, holderOwner, token - 1 - i, 1), snapshot);
-            }
-            // another process
-            try (ChildJvm child = ChildJvm.start(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
-                    ReliabilityChild.class, "mode=nonowner", "port=" + redis.server().port(), "name=" + name,
-                    "token=" + token, "attempts=" + OTHER_PROCESS)) {
-                String[] result = child.awaitLine(l -> l.startsWith("RESULT "), Duration.ofSeconds(120)).split(" ");
-                long thrown = Long.parseLong(result[1]);
-                long scriptRefused = Long.parseLong(result[3]);
-                attempts.addAndGet(2L * OTHER_PROCESS);
-                refused.addAndGet(thrown + scriptRefused);
-                if (!snapshot.unchanged()) {
-                    changed.incrementAndGet();
+                // another process
+                try (ChildJvm child = ChildJvm.start(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                        ReliabilityChild.class, "mode=nonowner", "port=" + redis.server().port(), "name=" + name,
+                        "token=" + token, "attempts=" + OTHER_PROCESS)) {
+                    String[] result = child.awaitLine(l -> l.startsWith("RESULT "), Duration.ofSeconds(120))
+                            .split(" ");
+                    long thrown = Long.parseLong(result[1]);
+                    long scriptRefused = Long.parseLong(result[3]);
+                    real.attempts.addAndGet(2L * OTHER_PROCESS);
+                    real.refused.addAndGet(thrown + scriptRefused);
+                    if (!snapshot.unchanged()) {
+                        real.changed.incrementAndGet();
+                    }
                 }
-            }
-            System.out.printf("scenario 8: %d attempts, %d refused, %d changes%n", attempts.get(), refused.get(),
-                    changed.get());
+                return real;
+            });
+            System.out.printf("scenario 8: %d attempts, %d refused, %d changes%n", real.attempts.get(),
+                    real.refused.get(), real.changed.get());
             assertThat(held.isLocked()).isTrue();
             holderThread.submit(held::unlock).get();
-            assertThat(attempts.get()).isEqualTo(TOTAL);
-            assertThat(refused.get()).isEqualTo(TOTAL);
-            assertThat(changed.get()).isZero();
+            assertThat(real.attempts.get()).isEqualTo(TOTAL);
+            assertThat(real.refused.get()).isEqualTo(TOTAL);
+            assertThat(real.changed.get()).isZero();
         }
         finally {
             holderThread.shutdownNow();
@@ -156,76 +191,56 @@ class Scenario08NonOwnerReleaseIT {
         RedisLockClient client = RedisLockClient.builder(redis.newConnectionFactory()).build();
         LockCommands commands = new LockCommands(redis.newConnectionFactory());
         ExecutorService holderThread = Executors.newSingleThreadExecutor();
+        Releases control;
         try {
-            // ownership removed: the threads share one owner, so another thread's unlock is the owner's
-            LockOwner shared = client.newOwner();
-            for (int i = 0; i < 50; i++) {
-                ReentrantDistributedLock held = client.getLock("shared-" + i, shared);
-                holderThread.submit(() -> held.tryLock(0, 10, TimeUnit.MINUTES)).get();
-                Snapshot snapshot = new Snapshot(held.getKey());
-                controlAttempts++;
-                try {
-                    client.getLock("shared-" + i, shared).unlock(); // this thread is not the holder's
-                    controlAccepted++;
-                }
-                catch (IllegalMonitorStateException expected) {
-                    // what the real lock does
-                }
-                if (!snapshot.unchanged()) {
-                    controlChanged++;
-                }
-            }
-            // a release script without the owner check: the token alone frees the lock
-            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_OWNER_CHECK)) {
-                for (int i = 0; i < 50; i++) {
-                    String name = "no-owner-check-" + i;
-                    ReentrantDistributedLock held = client.getLock(name);
-                    long token = holderThread.submit(() -> {
-                        held.tryLock(0, 10, TimeUnit.MINUTES);
-                        return held.fencingToken();
-                    }).get();
-                    Snapshot snapshot = new Snapshot(held.getKey());
-                    controlAttempts++;
-                    if (commands.release(LockKeys.of("lock:", name), "someone-else:1", token, 1) >= 0) {
-                        controlAccepted++;
-                    }
-                    if (!snapshot.unchanged()) {
-                        controlChanged++;
-                    }
-                }
-            }
+            control = scenario.control(() -> brokenReleases(client, commands, holderThread));
         }
         finally {
             holderThread.shutdownNow();
             client.close();
         }
-        System.out.printf("scenario 8 control: %d of %d went through, %d changed%n", controlAccepted, controlAttempts,
-                controlChanged);
-        assertThat(controlAccepted).isPositive();
-        assertThat(controlChanged).isPositive();
+        System.out.printf("scenario 8 control: %d of %d went through, %d changed%n", control.accepted(),
+                control.attempts.get(), control.changed.get());
+        assertThat(control.accepted()).isPositive();
+        assertThat(control.changed.get()).isPositive();
     }
 
-    private static void expectRefusal(Runnable release, Snapshot snapshot) {
-        attempts.incrementAndGet();
-        try {
-            release.run();
+    private Releases brokenReleases(RedisLockClient client, LockCommands commands, ExecutorService holderThread)
+            throws Exception {
+        Releases control = new Releases();
+        // ownership removed: the threads share one owner, so another thread's unlock is the owner's
+        LockOwner shared = client.newOwner();
+        for (int i = 0; i < 50; i++) {
+            ReentrantDistributedLock held = client.getLock("shared-" + i, shared);
+            holderThread.submit(() -> held.tryLock(0, 10, TimeUnit.MINUTES)).get();
+            Snapshot snapshot = new Snapshot(held.getKey());
+            control.attempts.incrementAndGet();
+            try {
+                client.getLock("shared-" + i, shared).unlock(); // this thread is not the holder's
+            }
+            catch (IllegalMonitorStateException expected) {
+                control.refused.incrementAndGet(); // what the real lock does
+            }
+            if (!snapshot.unchanged()) {
+                control.changed.incrementAndGet();
+            }
         }
-        catch (IllegalMonitorStateException expected) {
-            refused.incrementAndGet();
+        // a release script without the owner check: the token alone frees the lock
+        String someoneElse = client.newOwner().id();
+        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_OWNER_CHECK)) {
+            for (int i = 0; i < 50; i++) {
+                String name = "no-owner-check-" + i;
+                ReentrantDistributedLock held = client.getLock(name);
+                long token = holderThread.submit(() -> {
+                    held.tryLock(0, 10, TimeUnit.MINUTES);
+                    return held.fencingToken();
+                }).get();
+                Snapshot snapshot = new Snapshot(held.getKey());
+                control.expectScriptRefusal(commands.release(LockKeys.of(client.getKeyPrefix(), name), someoneElse,
+                        token, 1), snapshot);
+            }
         }
-        if (!snapshot.unchanged()) {
-            changed.incrementAndGet();
-        }
-    }
-
-    private static void expectScriptRefusal(long left, Snapshot snapshot) {
-        attempts.incrementAndGet();
-        if (left < 0) {
-            refused.incrementAndGet();
-        }
-        if (!snapshot.unchanged()) {
-            changed.incrementAndGet();
-        }
+        return control;
     }
 
     /** The hash as first seen, and the last TTL seen: a fixed lease only ever counts down. */

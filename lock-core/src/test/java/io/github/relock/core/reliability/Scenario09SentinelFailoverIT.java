@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,6 +39,7 @@ import io.github.relock.test.RedisServer;
  * A's unacknowledged acquisitions are given back and reported as not acquired, so nothing is granted
  * twice. Every other failover is a healthy one: A's acknowledged locks must survive it and keep B out.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(600)
 class Scenario09SentinelFailoverIT {
@@ -53,11 +55,11 @@ class Scenario09SentinelFailoverIT {
     @RegisterExtension
     static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
 
-    static final long started = System.nanoTime();
-    static Outcome withAck;
-    static Outcome withoutAck;
-    static String acknowledgementCheck = "";
-    static String partitionCheck = "";
+    /** The real run has {@code minReplicas(1)}; the control is the same failovers without it. */
+    private final ScenarioRunner<Outcome, Outcome> scenario = new ScenarioRunner<>("9",
+            "Sentinel failover (primary + replica + 3 Sentinels)");
+    private String acknowledgementCheck = "";
+    private String partitionCheck = "";
 
     /** What a series of failovers found. */
     static final class Outcome {
@@ -77,43 +79,43 @@ class Scenario09SentinelFailoverIT {
     }
 
     @AfterAll
-    static void report() {
-        if (withAck == null || withoutAck == null) {
-            return;
-        }
-        Stats failover = new Stats(withAck.failoverMillis);
-        // a grant to B of a lock A had held counts against the lock only if A still believed it held it then
-        long violations = withAck.overlaps + withAck.tokenRegressions;
-        ReliabilityReport.write(new ReliabilityReport.Row("9", "Sentinel failover (primary + replica + 3 Sentinels)",
-                String.format(Locale.ROOT, "minReplicas(1): %d failovers (%d with the replica cut off while A "
-                                + "acquired, %d healthy), %d locks each; without: %d failover(s)", withAck.failovers,
-                        withAck.lagged, withAck.failovers - withAck.lagged, LOCKS, withoutAck.failovers),
-                violations,
-                String.format(Locale.ROOT, "with minReplicas(1): %d overlaps, %d token regressions; %d unacknowledged "
-                                + "acquisitions refused, %d acknowledged holds kept B out across a failover, %d granted "
-                                + "to B after A had been told it lost them, %d of B's "
-                                + "holds vanished, %d unplanned failovers (Sentinel failing over on its own, "
-                                + "over both runs), %d failovers that outlasted A's lease; failover "
-                                + "(kill to promotion) p50 %d / max %d ms. "
-                                + "Without: %d double grants in %d failover(s). %s",
-                        withAck.overlaps, withAck.tokenRegressions, withAck.refusedUnacknowledged, withAck.survived,
-                        withAck.doubleGrants, withAck.bLost, withAck.unplannedFailovers + withoutAck.unplannedFailovers,
-                        withAck.leaseOutlasted, failover.percentile(50), failover.max(), withoutAck.doubleGrants,
-                        withoutAck.failovers, acknowledgementCheck + " " + partitionCheck),
-                "a double grant without replica acknowledgement; with minReplicas(1): 0 overlaps over 30 failovers, "
-                        + "fencing tokens never go backwards",
-                violations == 0 && withAck.failovers >= Math.min(30, FAILOVERS) && withoutAck.doubleGrants > 0,
-                String.format(Locale.ROOT, "no replica acknowledgement (minReplicas 0): %d double grants (%d holds "
-                        + "overlapping in time) in %d failover(s)", withoutAck.doubleGrants, withoutAck.overlaps,
-                        withoutAck.failovers),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), sentinel.setup().primary().version());
+    void report() {
+        scenario.report(sentinel.setup().primary().version(), (withAck, withoutAck) -> {
+            Stats failover = new Stats(withAck.failoverMillis);
+            // a grant to B of a lock A had held counts against the lock only if A still believed it held it then
+            long violations = withAck.overlaps + withAck.tokenRegressions;
+            return new ReliabilityReport.Figures(
+                    String.format(Locale.ROOT, "minReplicas(1): %d failovers (%d with the replica cut off while A "
+                                    + "acquired, %d healthy), %d locks each; without: %d failover(s)",
+                            withAck.failovers, withAck.lagged, withAck.failovers - withAck.lagged, LOCKS,
+                            withoutAck.failovers),
+                    violations,
+                    String.format(Locale.ROOT, "with minReplicas(1): %d overlaps, %d token regressions; %d "
+                                    + "unacknowledged acquisitions refused, %d acknowledged holds kept B out across a "
+                                    + "failover, %d granted to B after A had been told it lost them, %d of B's "
+                                    + "holds vanished, %d unplanned failovers (Sentinel failing over on its own, "
+                                    + "over both runs), %d failovers that outlasted A's lease; failover "
+                                    + "(kill to promotion) p50 %d / max %d ms. "
+                                    + "Without: %d double grants in %d failover(s). %s",
+                            withAck.overlaps, withAck.tokenRegressions, withAck.refusedUnacknowledged,
+                            withAck.survived, withAck.doubleGrants, withAck.bLost,
+                            withAck.unplannedFailovers + withoutAck.unplannedFailovers, withAck.leaseOutlasted,
+                            failover.percentile(50), failover.max(), withoutAck.doubleGrants, withoutAck.failovers,
+                            acknowledgementCheck + " " + partitionCheck),
+                    "a double grant without replica acknowledgement; with minReplicas(1): 0 overlaps over 30 "
+                            + "failovers, fencing tokens never go backwards",
+                    violations == 0 && withAck.failovers >= Math.min(30, FAILOVERS) && withoutAck.doubleGrants > 0,
+                    String.format(Locale.ROOT, "no replica acknowledgement (minReplicas 0): %d double grants (%d "
+                                    + "holds overlapping in time) in %d failover(s)", withoutAck.doubleGrants,
+                            withoutAck.overlaps, withoutAck.failovers));
+        });
     }
 
     @Test
     @Order(1)
     void withoutReplicaAcknowledgementAFailoverCanGrantALockTwice() throws Exception {
         // the unsafe configuration; stop at the first double grant (it is the expected outcome)
-        withoutAck = run(0, 5, true);
+        Outcome withoutAck = scenario.control(() -> run(0, 5, true));
         System.out.printf("scenario 9 without acknowledgement: %d double grants in %d failovers%n",
                 withoutAck.doubleGrants, withoutAck.failovers);
         assertThat(withoutAck.doubleGrants).as("the failure replica acknowledgement prevents").isPositive();
@@ -191,7 +193,7 @@ class Scenario09SentinelFailoverIT {
     @Test
     @Order(4)
     void withMinReplicasNoFailoverGrantsALockTwice() throws Exception {
-        withAck = run(1, FAILOVERS, false);
+        Outcome withAck = scenario.real(() -> run(1, FAILOVERS, false));
         System.out.printf("scenario 9 with minReplicas(1): %d failovers, %d overlaps, %d regressions, %d refused, %d "
                         + "survived%n", withAck.failovers, withAck.overlaps, withAck.tokenRegressions,
                 withAck.refusedUnacknowledged, withAck.survived);
@@ -342,7 +344,8 @@ class Scenario09SentinelFailoverIT {
                         RedisServer now = setup.primary();
                         System.out.printf("scenario 9: B lost %s (token %d): on primary %s hash %s fence %s pttl %s; "
                                         + "replica %s role %s%n", lock.getName(), hold[2], now,
-                                now.command("HGETALL", lock.getKey()), now.command("GET", lock.getKey() + ":fence"),
+                                now.command("HGETALL", lock.getKey()),
+                                now.command("GET", b.redisKeys(lock.getName()).fence()),
                                 now.command("PTTL", lock.getKey()), setup.replica(), setup.replica().command("ROLE"));
                         outcome.bLost++;
                     }

@@ -9,13 +9,16 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +36,7 @@ import io.lettuce.core.cluster.SlotHash;
  * with {@code CLUSTER FAILOVER}. No two holds may overlap, no update may be lost, and no lock may be
  * reported lost (none was).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class Scenario10ClusterIT {
@@ -46,84 +50,49 @@ class Scenario10ClusterIT {
     @RegisterExtension
     static final RedisClusterExtension cluster = new RedisClusterExtension(3, 1);
 
-    static final long started = System.nanoTime();
-    static Contention.Result real;
-    static Contention.Result control;
-    static long lostEvents = -1;
-    static int migrations;
-    static int failovers;
-    static final List<String> chaosErrors = new ArrayList<>();
+    private final ScenarioRunner<Outcome, Contention.Result> scenario = new ScenarioRunner<>("10",
+            "Redis Cluster: slot migration and CLUSTER FAILOVER under load");
+
+    /** Contention under faults, and the faults that were done to it. */
+    record Outcome(Contention.Result contention, long lostEvents, Faults faults) {
+    }
+
+    /** The slot migrations and failovers done while the clients work, and what went wrong doing them. */
+    static final class Faults {
+        final AtomicInteger migrations = new AtomicInteger();
+        final AtomicInteger failovers = new AtomicInteger();
+        final List<String> errors = new CopyOnWriteArrayList<>();
+    }
 
     @AfterAll
-    static void report() {
-        if (real == null || control == null) {
-            return;
-        }
-        long violations = real.violations() + lostEvents + real.errors();
-        ReliabilityReport.write(new ReliabilityReport.Row("10", "Redis Cluster: slot migration and CLUSTER FAILOVER "
-                        + "under load",
-                String.format(Locale.ROOT, "%,d acquisitions (%d clients x %d threads x %d keys, depth 1-3) during %d "
-                        + "slot migrations and %d CLUSTER FAILOVERs; 3 primaries + 3 replicas", real.acquisitions(),
-                        CLIENTS, THREADS, KEYS, migrations, failovers),
-                violations,
-                String.format(Locale.ROOT, "%d overlaps, %d lost updates, %d token regressions, %d lost-lock events, %d "
-                                + "failed lock calls, %d timed-out waits; %,.0f acquisitions/s", real.sweep().overlaps(),
-                        real.lostUpdates(), real.sweep().tokenRegressions(), lostEvents, real.errors(),
-                        real.timeouts(), real.perSecond()),
-                "0 overlaps; MOVED/ASK handled; 0 spurious lost-lock events",
-                violations == 0 && migrations >= MIGRATIONS && failovers >= FAILOVERS,
-                String.format(Locale.ROOT, "acquire without the owner check: %,d overlaps, %,d lost updates in %,d holds",
-                        control.sweep().overlaps(), control.lostUpdates(), control.sweep().holds()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), cluster.setup().nodes().get(0).version());
+    void report() {
+        scenario.report(cluster.setup().nodes().get(0).version(), (outcome, control) -> {
+            Contention.Result real = outcome.contention();
+            long violations = real.violations() + outcome.lostEvents() + real.errors();
+            int migrations = outcome.faults().migrations.get();
+            int failovers = outcome.faults().failovers.get();
+            return new ReliabilityReport.Figures(
+                    String.format(Locale.ROOT, "%,d acquisitions (%d clients x %d threads x %d keys, depth 1-3) "
+                                    + "during %d slot migrations and %d CLUSTER FAILOVERs; 3 primaries + 3 replicas",
+                            real.acquisitions(), CLIENTS, THREADS, KEYS, migrations, failovers),
+                    violations,
+                    String.format(Locale.ROOT, "%d overlaps, %d lost updates, %d token regressions, %d lost-lock "
+                                    + "events, %d failed lock calls, %d timed-out waits; %,.0f acquisitions/s",
+                            real.sweep().overlaps(), real.lostUpdates(), real.sweep().tokenRegressions(),
+                            outcome.lostEvents(), real.errors(), real.timeouts(), real.perSecond()),
+                    "0 overlaps; MOVED/ASK handled; 0 spurious lost-lock events",
+                    violations == 0 && migrations >= MIGRATIONS && failovers >= FAILOVERS,
+                    String.format(Locale.ROOT, "acquire without the owner check: %,d overlaps, %,d lost updates in %,d "
+                            + "holds", control.sweep().overlaps(), control.lostUpdates(), control.sweep().holds()));
+        });
     }
 
     @Test
     @Order(1)
     void migrationsAndFailoversUnderLoadGrantNothingTwice() throws Exception {
-        RedisClusterSetup setup = cluster.setup();
-        AtomicLong lost = new AtomicLong();
-        List<RedisLockClient> clients = new ArrayList<>();
-        ExecutorService chaos = Executors.newSingleThreadExecutor();
-        try {
-            for (int c = 0; c < CLIENTS; c++) {
-                clients.add(RedisLockClient.builder(cluster.newConnectionFactory()).watchdogTimeout(Duration.ofSeconds(3))
-                        .lockLostListener(e -> lost.incrementAndGet()).build());
-            }
-            Contention contention = new Contention(clients, THREADS, KEYS, "c");
-            Future<?> faults = chaos.submit(() -> {
-                try {
-                    Thread.sleep(1_000); // load first
-                    for (int round = 0; round < Math.max(MIGRATIONS, FAILOVERS); round++) {
-                        if (round < MIGRATIONS) {
-                            migrate(setup, "lock:{c" + (round % KEYS) + "}");
-                            Thread.sleep(700);
-                        }
-                        if (round < FAILOVERS) {
-                            failover(setup, "lock:{c" + ((round + 3) % KEYS) + "}");
-                            Thread.sleep(700);
-                        }
-                    }
-                }
-                catch (Exception ex) {
-                    synchronized (chaosErrors) {
-                        chaosErrors.add(ex.toString());
-                    }
-                }
-                finally {
-                    contention.stop();
-                }
-                return null;
-            });
-            real = contention.run(Long.MAX_VALUE, System.nanoTime() + TimeUnit.MINUTES.toNanos(3), 30_000,
-                    (client, key) -> client.getLock("c" + key));
-            faults.get(60, TimeUnit.SECONDS);
-            Thread.sleep(3_000); // a renewal round after the last fault, for late lost-lock reports
-            lostEvents = lost.get();
-        }
-        finally {
-            chaos.shutdownNow();
-            clients.forEach(RedisLockClient::close);
-        }
+        Outcome outcome = scenario.real(this::contentionUnderFaults);
+        Contention.Result real = outcome.contention();
+        Faults faults = outcome.faults();
         for (Throwable error : real.sampleErrors()) {
             StringBuilder chain = new StringBuilder();
             for (Throwable t = error; t != null; t = t.getCause()) {
@@ -133,15 +102,15 @@ class Scenario10ClusterIT {
         }
         System.out.printf("scenario 10: %,d acquisitions, %s, %d lost updates, %d stale accepted, %d lost events, %d "
                         + "errors %s, %d timeouts, %d migrations, %d failovers, chaos errors %s%n", real.acquisitions(),
-                real.sweep(), real.lostUpdates(), real.staleAccepted(), lostEvents, real.errors(), real.sampleErrors(),
-                real.timeouts(), migrations, failovers, chaosErrors);
-        assertThat(chaosErrors).isEmpty();
-        assertThat(migrations).isEqualTo(MIGRATIONS);
-        assertThat(failovers).isEqualTo(FAILOVERS);
+                real.sweep(), real.lostUpdates(), real.staleAccepted(), outcome.lostEvents(), real.errors(),
+                real.sampleErrors(), real.timeouts(), faults.migrations.get(), faults.failovers.get(), faults.errors);
+        assertThat(faults.errors).isEmpty();
+        assertThat(faults.migrations.get()).isEqualTo(MIGRATIONS);
+        assertThat(faults.failovers.get()).isEqualTo(FAILOVERS);
         assertThat(real.sweep().overlaps()).isZero();
         assertThat(real.lostUpdates()).isZero();
         assertThat(real.sweep().tokenRegressions()).isZero();
-        assertThat(lostEvents).as("spurious lost-lock events").isZero();
+        assertThat(outcome.lostEvents()).as("spurious lost-lock events").isZero();
         assertThat(real.errors()).as("failed lock calls: %s", real.sampleErrors()).isZero();
     }
 
@@ -149,13 +118,15 @@ class Scenario10ClusterIT {
     @Order(2)
     void checkerCatchesALockWithoutTheOwnerCheck() throws Exception {
         List<RedisLockClient> clients = new ArrayList<>();
+        Contention.Result control;
         try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.ACQUIRE_NO_OWNER_CHECK)) {
             for (int c = 0; c < CLIENTS; c++) {
-                clients.add(RedisLockClient.builder(cluster.newConnectionFactory()).watchdogTimeout(Duration.ofSeconds(2))
-                        .build());
+                clients.add(RedisLockClient.builder(cluster.newConnectionFactory())
+                        .watchdogTimeout(Duration.ofSeconds(2)).build());
             }
-            control = new Contention(clients, THREADS, KEYS, "broken").run(2_000,
-                    System.nanoTime() + TimeUnit.MINUTES.toNanos(1), 1_000, (client, key) -> client.getLock("b" + key));
+            control = scenario.control(() -> new Contention(clients, THREADS, KEYS, "broken").run(2_000,
+                    System.nanoTime() + TimeUnit.MINUTES.toNanos(1), 1_000,
+                    (client, key) -> client.getLock("b" + key)));
         }
         finally {
             clients.forEach(RedisLockClient::close);
@@ -164,19 +135,67 @@ class Scenario10ClusterIT {
         assertThat(control.sweep().overlaps()).isPositive();
     }
 
+    /** Contention on keys c0..c5 while their slots move and their primaries fail over. */
+    private Outcome contentionUnderFaults() throws Exception {
+        RedisClusterSetup setup = cluster.setup();
+        AtomicLong lost = new AtomicLong();
+        Faults faults = new Faults();
+        List<RedisLockClient> clients = new ArrayList<>();
+        ExecutorService chaos = Executors.newSingleThreadExecutor();
+        try {
+            for (int c = 0; c < CLIENTS; c++) {
+                clients.add(RedisLockClient.builder(cluster.newConnectionFactory()).watchdogTimeout(Duration.ofSeconds(3))
+                        .lockLostListener(e -> lost.incrementAndGet()).build());
+            }
+            Contention contention = new Contention(clients, THREADS, KEYS, "c");
+            RedisLockClient names = clients.get(0);
+            Future<?> chaosDone = chaos.submit(() -> {
+                try {
+                    Thread.sleep(1_000); // load first
+                    for (int round = 0; round < Math.max(MIGRATIONS, FAILOVERS); round++) {
+                        if (round < MIGRATIONS) {
+                            migrate(setup, names.redisKeys("c" + (round % KEYS)).lock(), faults);
+                            Thread.sleep(700);
+                        }
+                        if (round < FAILOVERS) {
+                            failover(setup, names.redisKeys("c" + ((round + 3) % KEYS)).lock(), faults);
+                            Thread.sleep(700);
+                        }
+                    }
+                }
+                catch (Exception ex) {
+                    faults.errors.add(ex.toString());
+                }
+                finally {
+                    contention.stop();
+                }
+                return null;
+            });
+            Contention.Result result = contention.run(Long.MAX_VALUE, System.nanoTime() + TimeUnit.MINUTES.toNanos(3),
+                    30_000, (client, key) -> client.getLock("c" + key));
+            chaosDone.get(60, TimeUnit.SECONDS);
+            Thread.sleep(3_000); // a renewal round after the last fault, for late lost-lock reports
+            return new Outcome(result, lost.get(), faults);
+        }
+        finally {
+            chaos.shutdownNow();
+            clients.forEach(RedisLockClient::close);
+        }
+    }
+
     /** Moves the slot of {@code key} to the next primary. */
-    private static void migrate(RedisClusterSetup setup, String key) {
+    private static void migrate(RedisClusterSetup setup, String key, Faults faults) {
         int slot = SlotHash.getSlot(key);
         RedisServer owner = setup.nodeForSlot(slot);
         List<RedisServer> primaries = primaries(setup);
         RedisServer target = primaries.get((primaries.indexOf(owner) + 1) % primaries.size());
         setup.migrateSlot(slot, target);
-        migrations++;
+        faults.migrations.incrementAndGet();
         System.out.printf("scenario 10: slot %d (%s) moved from %s to %s%n", slot, key, owner, target);
     }
 
     /** {@code CLUSTER FAILOVER} on the replica of the primary that owns {@code key}; waits until it took over. */
-    private static void failover(RedisClusterSetup setup, String key) throws InterruptedException {
+    private static void failover(RedisClusterSetup setup, String key, Faults faults) throws InterruptedException {
         int slot = SlotHash.getSlot(key);
         RedisServer owner = setup.nodeForSlot(slot);
         RedisServer replica = setup.nodes().stream()
@@ -196,7 +215,7 @@ class Scenario10ClusterIT {
             }
             Thread.sleep(20);
         }
-        failovers++;
+        faults.failovers.incrementAndGet();
         System.out.printf("scenario 10: CLUSTER FAILOVER: %s took over slot %d (%s) from %s%n", replica, slot, key,
                 owner);
     }

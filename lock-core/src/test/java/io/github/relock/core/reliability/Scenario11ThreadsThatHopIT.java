@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +21,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,6 +38,7 @@ import io.github.relock.test.RedisServerExtension;
  * acquisition always gets a fresh fencing token), and 10,000 annotated-style calls with random
  * exceptions must leave no lock held.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class Scenario11ThreadsThatHopIT {
@@ -49,11 +50,9 @@ class Scenario11ThreadsThatHopIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    static final long started = System.nanoTime();
-    static final Map<String, String> figures = new ConcurrentHashMap<>();
-    static final AtomicLong violations = new AtomicLong();
-    static String virtualThreads = "not run";
-    static Calls control;
+    private final Phases phases = new Phases("pool", "chain"); // "virtual" needs JDK 21+
+    private final ScenarioRunner<Phases, Calls> scenario = ScenarioRunner.inPhases("11", "threads that hop", phases);
+    private String virtualThreads = "not run";
 
     /** What a run of annotated-style calls found. */
     record Calls(long calls, long threw, long strangerReentries, long heldAfter, long keysAfter, long overlaps,
@@ -61,31 +60,26 @@ class Scenario11ThreadsThatHopIT {
     }
 
     @AfterAll
-    static void report() {
-        if (control == null || !figures.containsKey("pool") || !figures.containsKey("chain")) {
-            return;
-        }
-        ReliabilityReport.write(new ReliabilityReport.Row("11", "threads that hop",
+    void report() {
+        scenario.report(redis.redisVersion(), (real, control) -> new ReliabilityReport.Figures(
                 String.format(Locale.ROOT, "%,d annotated-style calls on a pool of reused threads (random exceptions, "
                         + "depth 1-3); %s; %,d CompletableFuture chains with an explicit owner", CALLS, virtualThreads,
                         CHAINS),
-                violations.get(),
-                figures.get("pool") + "; " + figures.getOrDefault("virtual", virtualThreads)
-                        + "; " + figures.get("chain"),
+                real.violations(),
+                real.figures("pool", "") + "; " + real.figures("virtual", virtualThreads) + "; "
+                        + real.figures("chain", ""),
                 "no silent re-entry by a stranger; 10,000 calls with random exceptions leave 0 held locks",
-                violations.get() == 0,
+                real.violations() == 0,
                 String.format(Locale.ROOT, "release that never decrements: %,d stranger re-entries, %d locks still "
-                        + "held after %,d calls", control.strangerReentries(), control.heldAfter(), control.calls()),
-                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), redis.redisVersion());
+                        + "held after %,d calls", control.strangerReentries(), control.heldAfter(), control.calls())));
     }
 
     @Test
     @Order(1)
     void pooledThreadsReusedAfterExceptionsNeverInheritAHold() throws Exception {
         Calls calls = annotatedCalls(Executors.newFixedThreadPool(4), Executors.newFixedThreadPool(4), CALLS, "pool", 30_000);
-        figures.put("pool", describe("pooled threads", calls));
-        violations.addAndGet(calls.strangerReentries() + calls.heldAfter() + calls.keysAfter() + calls.overlaps()
-                + calls.notAcquired());
+        phases.record("pool", describe("pooled threads", calls), calls.calls(), calls.strangerReentries()
+                + calls.heldAfter() + calls.keysAfter() + calls.overlaps() + calls.notAcquired());
         assertThat(calls.notAcquired()).isZero();
         assertThat(calls.threw()).isPositive();
         assertThat(calls.strangerReentries()).isZero();
@@ -105,8 +99,8 @@ class Scenario11ThreadsThatHopIT {
         Calls calls = annotatedCalls(first, virtualThreadExecutor(), 2_000, "virtual", 30_000);
         virtualThreads = String.format(Locale.ROOT, "%,d calls on virtual threads (JDK %d)", calls.calls(),
                 Runtime.version().feature());
-        figures.put("virtual", describe("virtual threads", calls));
-        violations.addAndGet(calls.strangerReentries() + calls.heldAfter() + calls.keysAfter() + calls.overlaps());
+        phases.record("virtual", describe("virtual threads", calls), calls.calls(), calls.strangerReentries()
+                + calls.heldAfter() + calls.keysAfter() + calls.overlaps());
         assertThat(calls.strangerReentries()).isZero();
         assertThat(calls.heldAfter()).isZero();
         assertThat(calls.overlaps()).isZero();
@@ -161,11 +155,10 @@ class Scenario11ThreadsThatHopIT {
                 chain.get(30, TimeUnit.SECONDS);
             }
             long held = client.heldLocks().size();
-            long keys = redis.commands().keys("lock:{chain-*}").stream().filter(k -> !k.endsWith(":fence")).count();
-            figures.put("chain", String.format(Locale.ROOT, "CompletableFuture chains: %,d (%,d changed thread "
+            long keys = LockHashes.left(redis.commands(), client, LockHashes.numbered("chain-", KEYS)).size();
+            phases.record("chain", String.format(Locale.ROOT, "CompletableFuture chains: %,d (%,d changed thread "
                             + "between stages), strangers got in %d of %,d tries, %d held after", CHAINS, hops.get(),
-                    strangerIn.get(), strangerTries.get(), held + keys));
-            violations.addAndGet(strangerIn.get() + held + keys);
+                    strangerIn.get(), strangerTries.get(), held + keys), CHAINS, strangerIn.get() + held + keys);
             assertThat(strangerIn.get()).isZero();
             assertThat(held + keys).isZero();
         }
@@ -179,9 +172,12 @@ class Scenario11ThreadsThatHopIT {
     @Test
     @Order(4)
     void checkerCatchesAReleaseThatNeverGivesAHoldBack() throws Exception {
-        try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_DECREMENT)) {
-            control = annotatedCalls(Executors.newFixedThreadPool(4), Executors.newFixedThreadPool(4), 500, "broken", 50);
-        }
+        Calls control = scenario.control(() -> {
+            try (BrokenScripts.Swap broken = BrokenScripts.apply(BrokenScripts.RELEASE_NO_DECREMENT)) {
+                return annotatedCalls(Executors.newFixedThreadPool(4), Executors.newFixedThreadPool(4), 500, "broken",
+                        50);
+            }
+        });
         System.out.println("scenario 11 control: " + control);
         assertThat(control.strangerReentries()).isPositive();
         assertThat(control.heldAfter()).isPositive();
@@ -235,8 +231,7 @@ class Scenario11ThreadsThatHopIT {
                 worker.get(120, TimeUnit.SECONDS);
             }
             long held = clientA.heldLocks().size() + clientB.heldLocks().size();
-            long keys = redis.commands().keys("lock:{" + prefix + "-*").stream().filter(k -> !k.endsWith(":fence"))
-                    .count();
+            long keys = LockHashes.left(redis.commands(), clientA, LockHashes.numbered(prefix + "-", KEYS)).size();
             Calls calls = new Calls(count, threw.get(), reentries.get(), held, keys, history.sweep().overlaps(),
                     notAcquired.get());
             System.out.println("scenario 11 " + prefix + ": " + calls);

@@ -19,10 +19,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Lazy;
 
 import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.RelockContexts;
@@ -58,14 +60,14 @@ class CompletionStageTest {
             CompletableFuture<String> result = jobs.run("7", work);
 
             assertThat(result).isNotDone();
-            assertThat(redis.commands().exists("lock:{job:7}")).as("held after the method returned").isOne();
-            assertThat(elsewhere.getLock("job:7").tryLock(0, TimeUnit.SECONDS)).isFalse();
+            assertThat(redis.commands().exists(jobLock(context, "7"))).as("held after the method returned").isOne();
+            assertThat(elsewhere.getLock(LockNames.of("job", "7")).tryLock(0, TimeUnit.SECONDS)).isFalse();
             assertThat(client.heldLocks()).singleElement().extracting(HeldLock::ownerThread)
                     .as("owned by an explicit owner, not the calling thread").isNull();
 
             work.complete("done"); // completes on this thread; the release happens before result completes
             assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done");
-            assertThat(redis.commands().exists("lock:{job:7}")).isZero();
+            assertThat(redis.commands().exists(jobLock(context, "7"))).isZero();
         });
     }
 
@@ -77,7 +79,7 @@ class CompletionStageTest {
             CompletableFuture<String> result = jobs.run("8", work);
             CompletableFuture.runAsync(() -> work.complete("elsewhere")).get(10, TimeUnit.SECONDS);
             assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("elsewhere");
-            assertThat(redis.commands().exists("lock:{job:8}")).isZero();
+            assertThat(redis.commands().exists(jobLock(context, "8"))).isZero();
         });
     }
 
@@ -89,7 +91,7 @@ class CompletionStageTest {
             work.completeExceptionally(new IllegalStateException("boom"));
             assertThatThrownBy(() -> result.toCompletableFuture().get(10, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class).hasRootCauseMessage("boom");
-            assertThat(redis.commands().exists("lock:{job:9}")).isZero();
+            assertThat(redis.commands().exists(jobLock(context, "9"))).isZero();
         });
     }
 
@@ -97,7 +99,7 @@ class CompletionStageTest {
     void theLockIsReleasedAtOnceWhenTheMethodThrows() {
         runner.run(context -> {
             assertThatThrownBy(() -> context.getBean(Jobs.class).failAtOnce("10")).hasMessage("no future");
-            assertThat(redis.commands().exists("lock:{job:10}")).isZero();
+            assertThat(redis.commands().exists(jobLock(context, "10"))).isZero();
         });
     }
 
@@ -111,12 +113,12 @@ class CompletionStageTest {
             Jobs jobs = context.getBean(Jobs.class);
             CompletableFuture<String> first = jobs.slow("12", 600);
             assertThat(first.cancel(true)).isTrue();
-            assertThat(redis.commands().exists("lock:{job:12}")).as("still held while the work runs").isOne();
+            assertThat(redis.commands().exists(jobLock(context, "12"))).as("still held while the work runs").isOne();
             CompletableFuture<String> second = jobs.slow("12", 10);
             assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("slept 10");
             assertThat(jobs.overlaps()).as("bodies inside at once").isZero();
             assertThat(jobs.maxInside()).isOne();
-            await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().exists("lock:{job:12}") == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().exists(jobLock(context, "12")) == 0);
         });
     }
 
@@ -127,9 +129,9 @@ class CompletionStageTest {
             CompletableFuture<String> result = context.getBean(Jobs.class).run("11", work);
             result.cancel(true);
             assertThat(work).as("the work is the method's, not the caller's to stop").isNotDone();
-            assertThat(redis.commands().exists("lock:{job:11}")).isOne();
+            assertThat(redis.commands().exists(jobLock(context, "11"))).isOne();
             work.complete("finished anyway");
-            assertThat(redis.commands().exists("lock:{job:11}")).isZero();
+            assertThat(redis.commands().exists(jobLock(context, "11"))).isZero();
         });
     }
 
@@ -144,7 +146,7 @@ class CompletionStageTest {
                     .hasMessageContaining("CompletionStage");
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).as("not the 5 s wait")
                     .isLessThan(2_000);
-            assertThat(redis.commands().exists("lock:{job:13}")).isZero();
+            assertThat(redis.commands().exists(jobLock(context, "13"))).isZero();
         });
     }
 
@@ -153,11 +155,16 @@ class CompletionStageTest {
         runner.withPropertyValues("relock.watchdog-timeout=600ms", "relock.locks.job.max-hold=500ms").run(context -> {
             CompletableFuture<String> never = new CompletableFuture<>();
             CompletableFuture<String> result = context.getBean(Jobs.class).run("14", never);
-            await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().exists("lock:{job:14}") == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().exists(jobLock(context, "14")) == 0);
             assertThat(result).failsWithin(Duration.ofSeconds(5)).withThrowableThat()
                     .havingRootCause().isInstanceOf(LockLostException.class).withMessageContaining("job:14");
             never.complete("too late");
         });
+    }
+
+    /** The Redis key of the lock a {@code Jobs} method takes for job {@code id}. */
+    private static String jobLock(ApplicationContext context, String id) {
+        return RelockContexts.redisKeys(context, LockNames.of("job", id)).lock();
     }
 
     public static class Jobs {

@@ -23,6 +23,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockNames;
+import io.github.relock.core.LockRedisKeys;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
@@ -60,7 +62,7 @@ class DistributedLockAspectTest {
             Orders orders = context.getBean(Orders.class);
             List<Integer> holdCounts = orders.outer("42");
             assertThat(holdCounts).containsExactly(2, 1); // inside the inner call, then back in the outer one
-            assertThat(redis.commands().exists("lock:{order:42}")).isZero();
+            assertThat(redis.commands().exists(RelockContexts.redisKeys(context, "order:42").lock())).isZero();
         });
     }
 
@@ -82,10 +84,10 @@ class DistributedLockAspectTest {
                 Orders orders = context.getBean(Orders.class);
                 assertThatThrownBy(() -> orders.inner("7")).isInstanceOfSatisfying(LockNotAcquiredException.class, ex -> {
                     assertThat(ex.getLockName()).isEqualTo("order");
-                    assertThat(ex.getKey()).isEqualTo("lock:{order:7}");
+                    assertThat(ex.getKey()).isEqualTo(busy.getKey());
                     assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(200));
                     assertThat(ex.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
-                    assertThat(ex).hasMessageContaining("lock:{order:7}").hasMessageContaining("within 200ms");
+                    assertThat(ex).hasMessageContaining(busy.getKey()).hasMessageContaining("within 200ms");
                 });
                 assertThat(orders.innerRuns()).isZero();
             });
@@ -126,7 +128,8 @@ class DistributedLockAspectTest {
                     .hasMessageContaining("could not be evaluated");
             assertThat(keys.runs()).isZero();
             assertThat(keys.nullable(new Order("9"))).isEqualTo("k:9");
-            assertThat(redis.commands().keys("lock:*null*")).isEmpty();
+            String keyPrefix = context.getBean(RedisLockClient.class).getKeyPrefix();
+            assertThat(redis.commands().keys(keyPrefix + "*null*")).isEmpty();
         });
     }
 
@@ -144,8 +147,9 @@ class DistributedLockAspectTest {
         try {
             runner.withPropertyValues("relock.wait-time=100ms").run(context -> {
                 assertThatThrownBy(() -> context.getBean(Transfers.class).transfer("b", "a"))
-                        .isInstanceOf(LockNotAcquiredException.class).hasMessageContaining("lock:{transfer:a}");
-                assertThat(redis.commands().exists("lock:{transfer:b}", "lock:{transfer:b}:fence")).isZero();
+                        .isInstanceOf(LockNotAcquiredException.class).hasMessageContaining(busy.getKey());
+                LockRedisKeys notTaken = RelockContexts.redisKeys(context, "transfer:b");
+                assertThat(redis.commands().exists(notTaken.lock(), notTaken.fence())).isZero();
             });
         }
         finally {
@@ -161,8 +165,9 @@ class DistributedLockAspectTest {
             runner.withPropertyValues("relock.wait-time=100ms").run(context -> {
                 Transfers transfers = context.getBean(Transfers.class);
                 assertThatThrownBy(() -> transfers.transfer("a", "z")).isInstanceOf(LockNotAcquiredException.class)
-                        .hasMessageContaining("lock:{transfer:z}");
-                assertThat(redis.commands().exists("lock:{transfer:a}")).as("the lock taken first was given back").isZero();
+                        .hasMessageContaining(busy.getKey());
+                assertThat(redis.commands().exists(RelockContexts.redisKeys(context, "transfer:a").lock()))
+                        .as("the lock taken first was given back").isZero();
                 assertThat(transfers.runs()).isZero();
             });
         }
@@ -254,7 +259,7 @@ class DistributedLockAspectTest {
         @DistributedLock(name = "order", key = "#id")
         public List<Integer> outer(String id) {
             int inside = inner.holdCount(id);
-            return List.of(inside, client.getLock("order:" + id).getHoldCount());
+            return List.of(inside, client.getLock(LockNames.of("order", id)).getHoldCount());
         }
 
         @DistributedLock(name = "order", key = "#id")
@@ -288,7 +293,7 @@ class DistributedLockAspectTest {
         @DistributedLock(name = "order", key = "#p0")
         public int holdCount(String id) {
             runs.incrementAndGet();
-            return client.getLock("order:" + id).getHoldCount();
+            return client.getLock(LockNames.of("order", id)).getHoldCount();
         }
 
         @DistributedLock(name = "order", key = "#id")

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.InvalidLockKeyException;
@@ -75,9 +77,10 @@ class LockKeyTest {
     void valuesWithTheirOwnToStringAreFine() {
         runner.run(context -> {
             Keys keys = context.getBean(Keys.class);
-            assertThat(keys.bySku(new Sku("A-1"))).isEqualTo("lock:{sku:Sku[code=A-1]}");
-            assertThat(keys.byOrderId(new Order("42"))).isEqualTo("lock:{order:42}");
-            assertThat(keys.bySkus(List.of(new Sku("A"), new Sku("B")))).isEqualTo("lock:{skus:[Sku[code=A], Sku[code=B]]}");
+            assertThat(keys.bySku(new Sku("A-1"))).isEqualTo(lockKey(context, "sku", "Sku[code=A-1]"));
+            assertThat(keys.byOrderId(new Order("42"))).isEqualTo(lockKey(context, "order", "42"));
+            assertThat(keys.bySkus(List.of(new Sku("A"), new Sku("B"))))
+                    .isEqualTo(lockKey(context, "skus", "[Sku[code=A], Sku[code=B]]"));
         });
     }
 
@@ -96,6 +99,11 @@ class LockKeyTest {
             String shipping = context.getBean(Shipping.Service.class).run("7");
             assertThat(billing).isNotEqualTo(shipping).contains(Billing.Service.class.getName());
         });
+    }
+
+    /** The Redis key of the lock named {@code name} with key {@code key}, as the context's client keeps it. */
+    private static String lockKey(ApplicationContext context, String name, String key) {
+        return RelockContexts.redisKeys(context, LockNames.of(name, key)).lock();
     }
 
     public static class Keys {

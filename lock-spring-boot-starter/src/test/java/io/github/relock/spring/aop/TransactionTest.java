@@ -28,6 +28,7 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.RelockContexts;
@@ -161,6 +162,11 @@ class TransactionTest {
             this.client = client;
         }
 
+        /** The Redis key of the lock the annotated methods below take. */
+        private String rowsLock() {
+            return client.redisKeys(LockNames.of("rows", "r")).lock();
+        }
+
         /** Read, then write one more; the commit signals {@code committing} and then takes its time. */
         @DistributedLock(name = "counter")
         @Transactional
@@ -181,7 +187,7 @@ class TransactionTest {
         @Transactional
         public void insertAndLoseTheLock() {
             jdbc.update("insert into item values (1)");
-            redis.commands().del("lock:{rows:r}");
+            redis.commands().del(rowsLock());
             awaitLossNoticed();
         }
 
@@ -189,12 +195,12 @@ class TransactionTest {
         @Transactional
         public void insertAndOutliveTheLease() {
             jdbc.update("insert into item values (1)");
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.commands().exists("lock:{rows:r}") == 0);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.commands().exists(rowsLock()) == 0);
         }
 
         @DistributedLock(name = "rows", key = "'r'")
         public void loseTheLockWithoutTransaction() {
-            redis.commands().del("lock:{rows:r}");
+            redis.commands().del(rowsLock());
             awaitLossNoticed();
         }
 
