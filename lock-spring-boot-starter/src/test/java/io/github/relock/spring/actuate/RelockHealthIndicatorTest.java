@@ -109,6 +109,9 @@ class RelockHealthIndicatorTest {
                 redis.commands().del(lock.getKey());
                 // isLost() answers for the calling thread's hold: poll on this thread
                 await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(lock::isLost);
+                // the hold is marked lost before the listeners hear of it: wait for the indicator's listener
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> Long.valueOf(1).equals(relockHealth(context).getDetails().get("locksLost")));
                 Health health = relockHealth(context);
                 assertThat(health.getStatus()).isEqualTo(Status.UP);
                 assertThat(health.getDetails()).containsEntry("locksLost", 1L);
