@@ -16,6 +16,8 @@ if expected == 0 and holds > 0 then
   -- are unique per client instance, so no other process can match. Either way: a new hold, a new token
   redis.call('hdel', KEYS[1], ARGV[1])
   holds = 0
+  -- what it replaces ended by its owner's hand, not by expiry: a retried release of earlier holds stays clean
+  released = '1'
 end
 if holds < expected then
   return {-1, 0}  -- the caller's hold is gone (expired or force-unlocked)
@@ -41,7 +43,7 @@ local now = redis.call('time')
 local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), last + 1)
 -- %d: a bare Lua number may be written in exponent form and then never equal the token again
 local text = string.format('%d', token)
-if released ~= '1' then
+if released ~= '1' or not floor then
   floor = text -- the last hold expired or was force-unlocked: the run of clean releases starts over
 end
 redis.call('hset', KEYS[1], ARGV[1], 1)

@@ -72,6 +72,33 @@ class ReplayedCommandsTest {
         commands.release(KEYS, "e:1", third, 1);
     }
 
+    /**
+     * Found by scenario 7's interrupt storm in CI: the reply of a last release is lost, and the next owner's
+     * first acquisition is interrupted and replayed before the retry. The replay replaces a hold of its own
+     * owner, not one that expired, so the retried release must still be recognised as done.
+     */
+    @Test
+    void aRetriedLastReleaseRecognisesItsOwnSuccessAfterTheNextOwnersAcquisitionWasReplayed() {
+        long token = commands.acquire(KEYS, "c:1", 10_000, 0).value();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).isZero(); // the reply that got lost
+        commands.acquire(KEYS, "d:1", 10_000, 0);
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value(); // the same request again
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("retry after a replayed acquisition").isZero();
+        assertThat(commands.release(KEYS, "d:1", next, 1)).isZero();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("and after its release").isZero();
+    }
+
+    /** A leftover hold the owner lost track of that then expired still ends the run of clean releases. */
+    @Test
+    void aReplayedAcquisitionDoesNotHideAnExpiryBeforeIt() throws Exception {
+        long token = commands.acquire(KEYS, "c:1", 50, 0).value();
+        Thread.sleep(120);
+        commands.acquire(KEYS, "d:1", 10_000, 0);
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value();
+        assertThat(commands.release(KEYS, "c:1", token, 1)).as("the expiry is still told").isEqualTo(-1);
+        commands.release(KEYS, "d:1", next, 1);
+    }
+
     @Test
     void aRetriedReleaseOfAHoldThatExpiredStillReportsTheLoss() throws Exception {
         long token = commands.acquire(KEYS, "c:1", 50, 0).value();
