@@ -31,6 +31,19 @@ public interface DistributedLockClient extends AutoCloseable {
     ReentrantDistributedLock getLock(String name, LockOwner owner);
 
     /**
+     * A handle on the read-write lock called {@code name}; both sides are owned by whichever thread calls them.
+     * See {@link ReadWriteDistributedLock}.
+     *
+     * @throws IllegalArgumentException if the name is null, blank or longer than {@link LockNames#MAX_LENGTH}
+     * @throws UnsupportedOperationException if the client waits for replicas ({@code minReplicas > 0}), which
+     *                                       read-write locks do not support yet
+     */
+    ReadWriteDistributedLock getReadWriteLock(String name);
+
+    /** As {@link #getReadWriteLock(String)}, both sides owned by {@code owner} instead of a thread. */
+    ReadWriteDistributedLock getReadWriteLock(String name, LockOwner owner);
+
+    /**
      * One handle on several locks, taken all or none: in a fixed order (sorted by name, duplicates once), so
      * that two callers that lock the same names in a different order cannot deadlock, and within one wait
      * budget. Owned by the calling thread.

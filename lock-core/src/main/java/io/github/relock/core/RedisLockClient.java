@@ -65,6 +65,16 @@ public final class RedisLockClient implements DistributedLockClient {
     }
 
     @Override
+    public ReadWriteDistributedLock getReadWriteLock(String name) {
+        return runtime.readWriteLock(name, null);
+    }
+
+    @Override
+    public ReadWriteDistributedLock getReadWriteLock(String name, LockOwner owner) {
+        return runtime.readWriteLock(name, Objects.requireNonNull(owner, "owner must not be null").id());
+    }
+
+    @Override
     public MultiLock getMultiLock(String... names) {
         return runtime.multiLock(Arrays.asList(names), null);
     }

@@ -1,14 +1,32 @@
 -- Extend the leases of many held locks in one call (the watchdog's batch).
--- KEYS: lock hashes   ARGV[1] lease in ms   ARGV[i + 1]: owner id of KEYS[i]
+-- KEYS: lock hashes   ARGV[1] lease in ms   ARGV[i + 1]: owner id of KEYS[i] (a read-write lock: the hold's field)
 -- Returns one flag per lock: 1 renewed, 0 the owner no longer holds it.
 -- The caller only sends holds whose lease is shorter than ARGV[1], so this never shortens one.
+local lease = tonumber(ARGV[1])
+local now
 local renewed = {}
 for i = 1, #KEYS do
-  if redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1 then
-    redis.call('pexpire', KEYS[i], ARGV[1])
-    renewed[i] = 1
-  else
-    renewed[i] = 0
+  local field = ARGV[i + 1]
+  renewed[i] = 0
+  if redis.call('hexists', KEYS[i], field) == 1 then
+    local ends = redis.call('hget', KEYS[i], field .. ':e')
+    if not ends then
+      redis.call('pexpire', KEYS[i], ARGV[1])
+      renewed[i] = 1
+    else
+      -- a hold of a read-write lock: its own lease, and the hash's only ever lengthened (others share it)
+      if not now then
+        local time = redis.call('time')
+        now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+      end
+      if tonumber(ends) > now then
+        redis.call('hset', KEYS[i], field .. ':e', string.format('%d', now + lease))
+        if redis.call('pttl', KEYS[i]) < lease then
+          redis.call('pexpire', KEYS[i], ARGV[1])
+        end
+        renewed[i] = 1
+      end
+    end
   end
 end
 return renewed

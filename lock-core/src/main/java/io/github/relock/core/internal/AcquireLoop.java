@@ -109,7 +109,8 @@ final class AcquireLoop {
     private ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate) {
         try {
             // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
-            return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate);
+            return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate,
+                    keys.kind().wakesAll());
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()

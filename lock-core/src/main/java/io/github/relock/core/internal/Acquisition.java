@@ -17,10 +17,13 @@ final class Acquisition {
 
     private final LockKeys keys;
     private final ClientContext context;
+    /** Whether the caller waits if the lock is busy; some kinds then queue it (see {@link LockKind#acquire}). */
+    private final boolean willWait;
 
-    Acquisition(LockKeys keys, ClientContext context) {
+    Acquisition(LockKeys keys, ClientContext context, boolean willWait) {
         this.keys = keys;
         this.context = context;
+        this.willWait = willWait;
     }
 
     /**
@@ -50,7 +53,8 @@ final class Acquisition {
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
             reply = Interrupts.uninterruptibly(
-                    () -> context.commands().acquire(keys, holder.bytes(), leaseMillis, before, lengthens));
+                    () -> keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, lengthens,
+                            willWait));
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name() + "': "

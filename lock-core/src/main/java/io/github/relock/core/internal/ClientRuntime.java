@@ -21,6 +21,7 @@ import io.github.relock.core.LockLostListener;
 import io.github.relock.core.LockNames;
 import io.github.relock.core.LockRedisKeys;
 import io.github.relock.core.MultiLock;
+import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.core.ReentrantDistributedLock;
 
@@ -70,10 +71,27 @@ public final class ClientRuntime implements AutoCloseable {
     /** A handle on one lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReentrantDistributedLock lock(String name, @Nullable String ownerId) {
         checkOpen();
+        checkOwner(ownerId);
+        return new RedisReentrantLock(LockKeys.of(keyPrefix, LockNames.check(name)), context, ownerId);
+    }
+
+    /** Both sides of a read-write lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
+    public ReadWriteDistributedLock readWriteLock(String name, @Nullable String ownerId) {
+        checkOpen();
+        checkOwner(ownerId);
+        if (context.commands().awaitsReplicas()) {
+            throw new UnsupportedOperationException("Read-write locks do not wait for replicas yet: use a client "
+                    + "without minReplicas for lock '" + name + "', or an exclusive lock");
+        }
+        LockKeys[] sides = ReadWriteSide.keys(keyPrefix, LockNames.check(name));
+        return new RedisReadWriteLock(name, new RedisReentrantLock(sides[0], context, ownerId),
+                new RedisReentrantLock(sides[1], context, ownerId));
+    }
+
+    private void checkOwner(@Nullable String ownerId) {
         if (ownerId != null && !ownerId.startsWith(context.clientId() + ":")) {
             throw new IllegalArgumentException("owner " + ownerId + " was created by another RedisLockClient");
         }
-        return new RedisReentrantLock(LockKeys.of(keyPrefix, LockNames.check(name)), context, ownerId);
     }
 
     /** Several locks, sorted by name and without duplicates: the fixed order that keeps callers from deadlocking. */

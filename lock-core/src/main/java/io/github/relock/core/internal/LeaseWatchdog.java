@@ -141,7 +141,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         for (Hold hold : holds.all()) {
             if (hold.overdue(now) && stillHeld(hold) && hold.markLost()) { // renewal stops first
                 try {
-                    commands.forceRelease(hold);
+                    hold.keys().kind().forceRelease(commands, hold);
                 }
                 catch (RuntimeException ex) {
                     log.warn("Lock '{}': could not release it after its maximum hold time; it frees when its lease "

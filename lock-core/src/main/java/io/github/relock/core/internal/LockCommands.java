@@ -52,6 +52,16 @@ public final class LockCommands {
         return runner.factory();
     }
 
+    /** For the scripts of other lock kinds (see {@link LockKind}). */
+    ScriptRunner runner() {
+        return runner;
+    }
+
+    /** How long a fencing counter is kept after it last changed, encoded. */
+    byte[] fenceRetention() {
+        return fenceRetention;
+    }
+
     /**
      * Takes, re-enters or reports the lock. With {@code minReplicas > 0}, a first acquisition that fewer
      * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.

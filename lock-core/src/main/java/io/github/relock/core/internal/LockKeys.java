@@ -18,6 +18,7 @@ public final class LockKeys {
     private final byte[] lockBytes;
     private final byte[] fenceBytes;
     private final byte[] channelBytes;
+    private final LockKind kind;
 
     /**
      * @param name    the lock's name
@@ -26,6 +27,11 @@ public final class LockKeys {
      * @param channel where a release is announced, e.g. {@code lock:{order:42}:released}
      */
     public LockKeys(String name, String lock, String fence, String channel) {
+        this(name, lock, fence, channel, ExclusiveKind.INSTANCE);
+    }
+
+    /** @param kind the kind of lock these keys belong to: its scripts and its hash layout */
+    LockKeys(String name, String lock, String fence, String channel, LockKind kind) {
         this.name = name;
         this.lock = lock;
         this.fence = fence;
@@ -33,6 +39,7 @@ public final class LockKeys {
         this.lockBytes = lock.getBytes(StandardCharsets.UTF_8);
         this.fenceBytes = fence.getBytes(StandardCharsets.UTF_8);
         this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
+        this.kind = kind;
     }
 
     /**
@@ -75,6 +82,10 @@ public final class LockKeys {
 
     public String channel() {
         return channel;
+    }
+
+    LockKind kind() {
+        return kind;
     }
 
     byte[] lockBytes() {

@@ -9,13 +9,15 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
- * counter get {@code fence.lua} prepended, the one place that knows the counter's format.
+ * counter get {@code fence.lua} prepended, the one place that knows the counter's format; the read-write
+ * lock's scripts get {@code rw-state.lua}, the one place that knows its hash's layout.
  */
 public final class LuaScript<T> implements RedisScript<T> {
 
@@ -31,6 +33,18 @@ public final class LuaScript<T> implements RedisScript<T> {
     public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, true);
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
     public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class, true);
+    /** Take or re-enter a side of a read-write lock; see {@code rw-acquire.lua}. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static final LuaScript<List<Object>> RW_ACQUIRE = new LuaScript<>("rw-acquire.lua", (Class) List.class,
+            "rw-state.lua");
+    /** Give back one hold of a read-write lock; see {@code rw-release.lua}. */
+    public static final LuaScript<Long> RW_RELEASE = new LuaScript<>("rw-release.lua", Long.class, "rw-state.lua");
+    /** A writer stops waiting; see {@code rw-withdraw.lua}. */
+    public static final LuaScript<Long> RW_WITHDRAW = new LuaScript<>("rw-withdraw.lua", Long.class, null);
+    /** One hold's count in a read-write lock; see {@code rw-holds.lua}. */
+    public static final LuaScript<Long> RW_HOLDS = new LuaScript<>("rw-holds.lua", Long.class, null);
+    /** End every hold of a read-write lock; see {@code rw-force-unlock.lua}. */
+    public static final LuaScript<Long> RW_FORCE_UNLOCK = new LuaScript<>("rw-force-unlock.lua", Long.class, null);
 
     private static final String RESOURCES = "/io/github/relock/core/";
 
@@ -44,9 +58,14 @@ public final class LuaScript<T> implements RedisScript<T> {
 
     /** @param readsFence whether the script reads the fencing counter: {@code fence.lua} is then prepended */
     private LuaScript(String resource, Class<T> resultType, boolean readsFence) {
+        this(resource, resultType, readsFence ? "fence.lua" : null);
+    }
+
+    /** @param prelude a script of shared functions to prepend, or null */
+    private LuaScript(String resource, Class<T> resultType, @Nullable String prelude) {
         this.name = resource;
         String body = read(RESOURCES + resource);
-        this.source = readsFence ? read(RESOURCES + "fence.lua") + body : body;
+        this.source = prelude != null ? read(RESOURCES + prelude) + body : body;
         this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
         this.sha1 = sha1(sourceBytes);
         this.resultType = resultType;

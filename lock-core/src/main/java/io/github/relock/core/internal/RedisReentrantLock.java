@@ -14,9 +14,10 @@ import io.github.relock.core.LockSettings;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
- * A handle on one exclusive lock, owned by the calling thread or by one explicit owner: the API, put
- * together from the wait ({@link AcquireLoop}), the round trip ({@link Acquisition}), the hand-off and
- * the release. Holds no state of its own; what is held lives in Redis and in the client's holds.
+ * A handle on one lock, owned by the calling thread or by one explicit owner: the API, put together from
+ * the wait ({@link AcquireLoop}), the round trip ({@link Acquisition}), the hand-off and the release. What
+ * differs between an exclusive lock and a side of a read-write lock is the keys' {@link LockKind}. Holds
+ * no state of its own; what is held lives in Redis and in the client's holds.
  */
 final class RedisReentrantLock implements ReentrantDistributedLock {
 
@@ -72,7 +73,9 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public boolean tryLock() {
         context.openCheck().run();
-        return new Acquisition(keys, context).attempt(holder(), context.watchdogLeaseMillis(), true, maxHoldNanos)
+        Holder holder = holder();
+        keys.kind().check(context.holds(), keys, owner().id(), holder.describe());
+        return new Acquisition(keys, context, false).attempt(holder, context.watchdogLeaseMillis(), true, maxHoldNanos)
                 .acquired();
     }
 
@@ -99,12 +102,33 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     private boolean acquire(long waitNanos, long leaseMillis, boolean watchdog, boolean interruptible)
             throws InterruptedException {
         Holder holder = holder();
-        Acquisition acquisition = new Acquisition(keys, context);
-        ReleaseWaiter.Candidate candidate = new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis,
-                watchdog, maxHoldNanos);
-        return new AcquireLoop(keys, context).acquire(waitNanos, interruptible, candidate,
-                () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
-                new UnwantedHandOff(this, keys, context, holder));
+        LockKind kind = keys.kind();
+        kind.check(context.holds(), keys, owner().id(), holder.describe());
+        Acquisition acquisition = new Acquisition(keys, context, waitNanos > 0);
+        ReleaseWaiter.Candidate candidate = !kind.handsOff() ? null
+                : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
+        boolean acquired = false;
+        try {
+            acquired = new AcquireLoop(keys, context).acquire(waitNanos, interruptible, candidate,
+                    () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
+                    new UnwantedHandOff(this, keys, context, holder));
+            return acquired;
+        }
+        finally {
+            if (!acquired && waitNanos > 0) {
+                gaveUp(holder);
+            }
+        }
+    }
+
+    /** Tells the kind that a wait ended without the lock; best effort: what it leaves behind expires. */
+    private void gaveUp(Holder holder) {
+        try {
+            Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
+        }
+        catch (RuntimeException ex) {
+            // the wait's own outcome (false, or the exception under way) is what the caller must see
+        }
     }
 
     @Override
@@ -119,41 +143,8 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             context.holds().remove(hold);
             throw lost(holder);
         }
-        Releases releases = new Releases(keys, context);
-        int before = hold.count();
-        if (before == 1) {
-            context.holds().remove(hold); // stops renewal before the release (or the hand-off) runs
-            HandOff.Outcome handedOn = new HandOff(keys, context, releases).handOn(hold);
-            if (handedOn == HandOff.Outcome.LOST) {
-                throw lost(holder);
-            }
-            if (handedOn == HandOff.Outcome.DONE) {
-                return;
-            }
-        }
-        long left;
-        try {
-            left = releases.release(hold, before);
-        }
-        catch (LockOperationException ex) {
-            // the level of nesting ends all the same: the last release frees the hold whatever count is left
-            hold.count(before - 1);
-            throw ex;
-        }
-        if (left < 0) {
-            context.holds().remove(hold);
-            reportIfNew(hold);
+        if (!new Releases(keys, context).unlock(hold)) {
             throw lost(holder);
-        }
-        if (left > 0) {
-            hold.count((int) left);
-        }
-    }
-
-    /** A loss found by asking Redis is told to the listeners too, once, as the watchdog would have. */
-    private void reportIfNew(Hold hold) {
-        if (hold.markLost()) {
-            context.lossReporter().accept(hold);
         }
     }
 
@@ -165,7 +156,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public boolean forceUnlock() {
         context.openCheck().run();
-        return query(() -> context.commands().forceUnlock(keys));
+        return query(() -> keys.kind().forceUnlock(context.commands(), keys));
     }
 
     @Override
@@ -196,9 +187,11 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         if (hold == null) {
             return 0;
         }
-        int count = hold.lost() ? 0 : query(() -> context.commands().holdCount(keys, owner));
+        int count = hold.lost() ? 0 : query(() -> keys.kind().holdCount(context.commands(), keys, owner));
         if (count == 0) {
-            reportIfNew(hold);
+            if (hold.markLost()) {
+                context.lossReporter().accept(hold); // found by asking Redis: told to the listeners once, too
+            }
             hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
         }
         return count;
@@ -236,9 +229,17 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         }
     }
 
+    /** Who calls: the explicit owner, or the calling thread's. */
+    private OwnerIds.Owner owner() {
+        return fixedOwner != null ? fixedOwner : context.owners().currentThread();
+    }
+
+    /** The caller as the holder of this kind of lock: its hold's field in Redis (see {@link LockKind#field}). */
     private Holder holder() {
-        return fixedOwner != null ? new Holder(fixedOwner, null)
-                : new Holder(context.owners().currentThread(), Thread.currentThread().getName());
+        OwnerIds.Owner owner = owner();
+        String field = keys.kind().field(owner.id());
+        OwnerIds.Owner holds = field.equals(owner.id()) ? owner : new OwnerIds.Owner(field);
+        return new Holder(holds, fixedOwner != null ? null : Thread.currentThread().getName());
     }
 
     @Override

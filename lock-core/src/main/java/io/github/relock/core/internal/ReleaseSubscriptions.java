@@ -35,17 +35,18 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
      */
     ReleaseWaiter join(String channelName) {
-        return join(channelName, null);
+        return join(channelName, null, false);
     }
 
     /**
      * As {@link #join(String)}, for a waiter a local releaser may hand the lock to, as {@code candidate};
-     * null: never hand it over.
+     * null: never hand it over. With {@code wakesAll}, a release wakes every local waiter of the channel
+     * (they all may go, like the readers of a read-write lock), not one.
      */
-    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate) {
+    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, boolean wakesAll) {
         while (true) {
             ensureOpen();
-            WaiterQueue queue = queues.computeIfAbsent(channelName, WaiterQueue::new);
+            WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakesAll));
             queue.lock.lock();
             try {
                 if (queue.retired) {
@@ -123,7 +124,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         WaiterQueue queue = queues.get(channel);
         // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on
         if (queue != null && queue.streak.stepBackNanos(System.nanoTime()) == 0) {
-            queue.wakeOne();
+            queue.released();
         }
     }
 

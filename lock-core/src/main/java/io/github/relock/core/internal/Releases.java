@@ -29,9 +29,47 @@ final class Releases {
         this.context = context;
     }
 
+    /**
+     * Gives back one level of {@code hold}, already checked to be held: the last one is handed to a local
+     * waiter where the lock's kind allows, or released.
+     *
+     * @return false if Redis no longer had this hold: it is then reported lost
+     */
+    boolean unlock(Hold hold) {
+        int before = hold.count();
+        if (before == 1) {
+            context.holds().remove(hold); // stops renewal before the release (or the hand-off) runs
+            HandOff.Outcome handedOn = keys.kind().handsOff() ? new HandOff(keys, context, this).handOn(hold)
+                    : HandOff.Outcome.NOT_TRIED;
+            if (handedOn != HandOff.Outcome.NOT_TRIED) {
+                return handedOn == HandOff.Outcome.DONE;
+            }
+        }
+        long left;
+        try {
+            left = release(hold, before);
+        }
+        catch (LockOperationException ex) {
+            // the level of nesting ends all the same: the last release frees the hold whatever count is left
+            hold.count(before - 1);
+            throw ex;
+        }
+        if (left < 0) {
+            context.holds().remove(hold);
+            if (hold.markLost()) {
+                context.lossReporter().accept(hold); // found by asking Redis: told to the listeners once, too
+            }
+            return false;
+        }
+        if (left > 0) {
+            hold.count((int) left);
+        }
+        return true;
+    }
+
     /** Holds left after giving back one of {@code before}, or -1 if this hold is no longer in Redis. */
     long release(Hold hold, int before) {
-        return resend(() -> context.commands().release(keys, hold.ownerBytes(), hold.tokenBytes(), before), null);
+        return resend(() -> keys.kind().release(context.commands(), hold, before), null);
     }
 
     /**

@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 final class WaiterQueue {
 
     final String channel;
+    /** Whether a release wakes every waiter (all may go) rather than one. */
+    private final boolean wakesAll;
     final HandOffStreak streak = new HandOffStreak();
     private final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
     /** Guards the fields below; held while (un)subscribing this channel, and for nothing else. */
@@ -23,8 +25,19 @@ final class WaiterQueue {
     /** Unsubscribed after its last waiter left: a joiner must start a new queue. */
     boolean retired;
 
-    WaiterQueue(String channel) {
+    WaiterQueue(String channel, boolean wakesAll) {
         this.channel = channel;
+        this.wakesAll = wakesAll;
+    }
+
+    /** A release was announced. */
+    void released() {
+        if (wakesAll) {
+            wakeAll();
+        }
+        else {
+            wakeOne();
+        }
     }
 
     void add(ReleaseWaiter waiter) {

@@ -1,0 +1,37 @@
+package io.github.relock.core;
+
+/**
+ * A distributed read-write lock: any number of readers at once, across threads and clients, or one writer
+ * and nobody else. Both sides are {@link ReentrantDistributedLock}s, with the same waits, leases, watchdog,
+ * fencing tokens and {@link LockLostException} as an exclusive lock.
+ *
+ * <ul>
+ * <li><b>Re-entry and downgrade.</b> Both sides re-enter. The writer may take the read lock and keep it after
+ * it releases the write lock. An owner that holds only the read lock and asks for the write lock gets an
+ * {@link IllegalMonitorStateException} at once: it would wait for its own read hold forever.</li>
+ * <li><b>No writer starvation.</b> Once a writer waits, readers that arrive after it wait behind it (a
+ * reader that re-enters does not); the writer waits only for the readers already inside. A waiting
+ * writer that dies holds new readers back for at most 3 seconds.</li>
+ * <li><b>Leases.</b> Every hold has its own lease: a reader that crashes frees its share when its own lease
+ * ends, whatever the other readers do. The client's watchdog renews every hold, in its usual batches.</li>
+ * <li><b>Wake-up.</b> A writer's release wakes the waiting readers together; the last hold out wakes one
+ * writer.</li>
+ * <li><b>Fencing.</b> Every first acquisition, read or write, gets a token larger than every token given
+ * before on this name. So a write hold's token is larger than those of all holds before it, and a read
+ * hold's token is larger than that of every write hold that ended before the read began.</li>
+ * </ul>
+ *
+ * <p>Its Redis keys ({@code prefix{name}:rw} and companions) are apart from those of an exclusive lock
+ * with the same name: the two never exclude each other.
+ */
+public interface ReadWriteDistributedLock {
+
+    /** The name this lock was asked for by. */
+    String getName();
+
+    /** The shared side. */
+    ReentrantDistributedLock readLock();
+
+    /** The exclusive side. */
+    ReentrantDistributedLock writeLock();
+}

@@ -1,0 +1,52 @@
+package io.github.relock.core.internal;
+
+/**
+ * What sets one kind of lock apart: its scripts and the Redis hash field that records an owner's holds. The
+ * wait, the watchdog, the holds and the handle's API are the same for every kind.
+ */
+interface LockKind {
+
+    /** The hash field that records the holds of owner {@code ownerId}. */
+    String field(String ownerId);
+
+    /**
+     * One acquisition round trip.
+     *
+     * @param field     the hold's field, UTF-8
+     * @param willWait  whether the caller will wait if the lock is busy (a kind may then queue it)
+     */
+    AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+            boolean lengthensLease, boolean willWait);
+
+    /** Gives back one of {@code holdsBefore}; the holds left, or -1 if this hold is no longer in Redis. */
+    long release(LockCommands commands, Hold hold, int holdsBefore);
+
+    /** Ends this very hold as a loss, whatever its count; false if it was gone already. */
+    boolean forceRelease(LockCommands commands, Hold hold);
+
+    int holdCount(LockCommands commands, LockKeys keys, String field);
+
+    /** Ends the lock whoever holds it; true if it was held. */
+    boolean forceUnlock(LockCommands commands, LockKeys keys);
+
+    /**
+     * Refuses, before any round trip, an acquisition by {@code ownerId} that could never succeed; nothing to
+     * refuse for most kinds.
+     *
+     * @throws IllegalMonitorStateException if waiting could only deadlock
+     */
+    default void check(HoldRegistry holds, LockKeys keys, String ownerId, String describedOwner) {
+    }
+
+    /** A caller that waited, did not get the lock and no longer wants it; nothing to do for most kinds. */
+    default void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
+    }
+
+    /** Whether a last release may hand the lock straight to a local waiter (see {@link HandOff}). */
+    boolean handsOff();
+
+    /** Whether a release announcement wakes every local waiter (they may all go) or one. */
+    default boolean wakesAll() {
+        return false;
+    }
+}

@@ -1,0 +1,124 @@
+package io.github.relock.core.internal;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One side of a read-write lock: readers share it, a writer has it alone, and a waiting writer goes before
+ * readers that arrive after it. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
+ * lease there, so a crashed reader frees its share when its own lease ends.
+ */
+final class ReadWriteSide implements LockKind {
+
+    /** How long a waiting writer's claim lasts unless it tries again: the most a dead writer holds readers back. */
+    static final long CLAIM_MILLIS = 2_000;
+    private static final byte[] READ = {'r'};
+    private static final byte[] WRITE = {'w'};
+    private static final byte[] NO_CLAIM = Encoding.bytes(0);
+    private static final byte[] CLAIM = Encoding.bytes(CLAIM_MILLIS);
+
+    private final boolean writer;
+    private final byte[] ended;
+    private final byte[] writersChannel;
+    private final byte[] readersChannel;
+
+    private ReadWriteSide(boolean writer, String ended, String writersChannel, String readersChannel) {
+        this.writer = writer;
+        this.ended = ended.getBytes(StandardCharsets.UTF_8);
+        this.writersChannel = writersChannel.getBytes(StandardCharsets.UTF_8);
+        this.readersChannel = readersChannel.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The two sides of read-write lock {@code name}: {@code prefix{name}:rw} and its companions, in the lock's
+     * hash tag (so in its Cluster slot), apart from the keys of an exclusive lock of the same name.
+     *
+     * @return the read side's keys, then the write side's
+     */
+    static LockKeys[] keys(String prefix, String name) {
+        String hash = LockKeys.of(prefix, name).lock() + ":rw";
+        String writers = hash + ":released";
+        String readers = writers + ":readers";
+        String ended = hash + ":ended";
+        return new LockKeys[] {
+                new LockKeys(name, hash, hash + ":fence", readers, new ReadWriteSide(false, ended, writers, readers)),
+                new LockKeys(name, hash, hash + ":fence", writers, new ReadWriteSide(true, ended, writers, readers))};
+    }
+
+    boolean writer() {
+        return writer;
+    }
+
+    @Override
+    public String field(String ownerId) {
+        return writer ? ownerId + ":w" : ownerId;
+    }
+
+    @Override
+    public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+            boolean lengthensLease, boolean willWait) {
+        byte[] claim = writer && willWait ? CLAIM : NO_CLAIM;
+        return commands.runner().run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.RW_ACQUIRE, 2,
+                keys.lockBytes(), keys.fenceBytes(), field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
+                writer ? WRITE : READ, commands.fenceRetention(), claim)));
+    }
+
+    @Override
+    public long release(LockCommands commands, Hold hold, int holdsBefore) {
+        return release(commands, hold, Encoding.bytes(holdsBefore));
+    }
+
+    @Override
+    public boolean forceRelease(LockCommands commands, Hold hold) {
+        return release(commands, hold, Encoding.bytes(0)) == 1;
+    }
+
+    private long release(LockCommands commands, Hold hold, byte[] holdsBefore) {
+        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_RELEASE, 2, hold.keys().lockBytes(), ended,
+                hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel, readersChannel));
+    }
+
+    @Override
+    public int holdCount(LockCommands commands, LockKeys keys, String field) {
+        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
+                Encoding.bytes(field))).intValue();
+    }
+
+    @Override
+    public boolean forceUnlock(LockCommands commands, LockKeys keys) {
+        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
+                writersChannel, readersChannel)) == 1L;
+    }
+
+    /** The write lock is refused to an owner that holds only the read lock: it would wait for itself. */
+    @Override
+    public void check(HoldRegistry holds, LockKeys keys, String ownerId, String describedOwner) {
+        if (!writer) {
+            return;
+        }
+        Hold read = holds.get(keys, ownerId); // the read hold: same hash, the owner id as field
+        Hold write = holds.get(keys, field(ownerId));
+        if (read != null && !read.lost() && (write == null || write.lost())) {
+            throw new IllegalMonitorStateException("Lock '" + keys.name() + "': " + describedOwner + " holds the read "
+                    + "lock and asked for the write lock, which would wait for that read hold forever. Release the "
+                    + "read lock first, or take the write lock first and the read lock inside it (a downgrade)");
+        }
+    }
+
+    @Override
+    public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
+        if (writer) {
+            commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field,
+                    readersChannel));
+        }
+    }
+
+    @Override
+    public boolean handsOff() {
+        return false; // a hand-off moves one exclusive hold; readers share, and a writer waits for all of them
+    }
+
+    @Override
+    public boolean wakesAll() {
+        return !writer; // a writer's release lets every waiting reader in
+    }
+}

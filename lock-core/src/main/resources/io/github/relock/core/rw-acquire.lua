@@ -1,0 +1,59 @@
+-- Take or re-enter the read or the write side of a read-write lock, in one atomic step.
+-- KEYS[1] lock hash (layout: rw-state.lua, prepended)   KEYS[2] fencing counter
+-- ARGV[1] the hold's field   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
+-- ARGV[4] 'r' read or 'w' write   ARGV[5] how long the fencing counter is kept, in ms
+-- ARGV[6] a writer that will wait: how long its claim on the next turn lasts, in ms (0: it will not wait)
+-- Returns {holds, token}: holds >= 1 acquired (token 0 on re-entry), {0, ms} busy (ms: when to look again
+-- at the latest), {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
+local hash, field, lease, expected = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local now = rw_now()
+local holds = tonumber(redis.call('hget', KEYS[1], field) or 0)
+if expected == 0 and holds > 0 then
+  -- a replayed first acquisition, or a hold the client lost track of: the owner's own, so a new hold
+  redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+end
+local state = rw_state(hash, now)
+holds = tonumber(redis.call('hget', hash, field) or 0)
+
+if expected > 0 then
+  if holds < expected then
+    return {-1, 0}
+  end
+  -- set, not added to: a replayed re-entry never counts twice
+  redis.call('hset', hash, field, expected + 1)
+  local ends = math.max(tonumber(redis.call('hget', hash, field .. ':e') or 0), now + lease)
+  redis.call('hset', hash, field .. ':e', string.format('%d', ends))
+  rw_keep(hash, ends - now)
+  return {expected + 1, 0}
+end
+
+local busy_until = 0
+if ARGV[4] == 'w' then
+  if state.writer or state.readers > 0 then
+    busy_until = state.held_until
+  end
+elseif state.writer and state.writer ~= field .. ':w' then
+  busy_until = state.held_until
+elseif not state.writer and state.claimed_until > 0 then
+  -- a waiting writer goes first (its own write hold lets the owner read: that is a downgrade)
+  busy_until = state.claimed_until
+end
+if busy_until > 0 then
+  local claim = tonumber(ARGV[6])
+  if claim > 0 then
+    -- refreshed on every attempt; a writer that died or gave up stops holding readers back after it
+    redis.call('hset', hash, field .. ':i', string.format('%d', now + claim))
+    rw_keep(hash, claim)
+    busy_until = math.min(busy_until, now + claim * 2 / 3)
+  end
+  return {0, math.max(busy_until - now, 1)}
+end
+
+local last = tonumber(redis.call('get', KEYS[2]) or 0)
+local time = redis.call('time')
+local token = string.format('%d', math.max(tonumber(time[1]) * 1000000 + tonumber(time[2]), last + 1))
+redis.call('hdel', hash, field .. ':i')
+redis.call('hset', hash, field, 1, field .. ':e', string.format('%d', now + lease), field .. ':t', token)
+rw_keep(hash, lease)
+redis.call('set', KEYS[2], token, 'px', ARGV[5])
+return {1, tonumber(token)}

@@ -1,0 +1,49 @@
+-- Give back one hold of a read-write lock, at most once per request, and wake whoever may go now.
+-- KEYS[1] lock hash (layout: rw-state.lua, prepended)   KEYS[2] recently ended holds (field:token, by time)
+-- ARGV[1] the hold's field   ARGV[2] its fencing token   ARGV[3] holds before this release, or 0 to end the
+-- hold whatever its count, as a loss (its maximum hold time passed)   ARGV[4] writers' release channel
+-- ARGV[5] readers' release channel
+-- Returns the holds left (0: released), or -1 when the caller does not hold this hold (any more);
+-- with ARGV[3] = 0, 1 if the hold was ended and 0 if it was gone.
+local hash, field, token, expected = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
+local now = rw_now()
+local state = rw_state(hash, now)
+local holds = tonumber(redis.call('hget', hash, field) or 0)
+if holds > 0 and redis.call('hget', hash, field .. ':t') ~= token then
+  holds = 0 -- the same owner's newer hold: not this one
+end
+local ended = field .. ':' .. token
+if expected > 0 then
+  if holds == expected - 1 and holds > 0 then
+    return holds -- a retried release that already ran: never decrement twice
+  end
+  if holds < expected then
+    -- gone: released by this very request (its reply lost), or expired or force-unlocked
+    if expected == 1 and holds == 0 and redis.call('zscore', KEYS[2], ended) then
+      return 0
+    end
+    return -1
+  end
+  if expected > 1 then
+    redis.call('hset', hash, field, expected - 1)
+    return expected - 1
+  end
+elseif holds == 0 then
+  return 0
+end
+redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+if expected > 0 then
+  -- remembered a few minutes (and at most the last 1,000) for a retry whose first reply was lost
+  redis.call('zadd', KEYS[2], now, ended)
+  redis.call('zremrangebyscore', KEYS[2], '-inf', now - 300000)
+  redis.call('zremrangebyrank', KEYS[2], 0, -1001)
+  redis.call('pexpire', KEYS[2], 300000)
+end
+local writer = string.sub(field, -2) == ':w'
+if writer then
+  redis.call('publish', ARGV[5], field) -- every waiting reader may go now
+end
+if state.readers + (state.writer and 1 or 0) == 1 then
+  redis.call('publish', ARGV[4], field) -- the last hold out: one waiting writer may go
+end
+return expected > 0 and 0 or 1

@@ -1,0 +1,54 @@
+-- Prepended to the read-write lock's scripts: the layout of its hash, in one place.
+-- Each hold is a field F = hold count, with F..':e' = when its own lease ends and F..':t' = its fencing
+-- token; F is the owner id for a read hold and the owner id..':w' for a write hold. A writer that waits
+-- adds F..':i' = until when new readers must let it go first. Times are Redis server time, in ms.
+
+local function rw_now()
+  local time = redis.call('time')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- Drops the holds and waiting writers whose time is up, and returns who is left:
+-- readers (read holds), writer (the write hold's field or nil), held_until (the latest lease end of a
+-- hold), claims (waiting writers' fields to their end), claimed_until (the latest of those).
+local function rw_state(hash, now)
+  local flat = redis.call('hgetall', hash)
+  local values = {}
+  for i = 1, #flat, 2 do
+    values[flat[i]] = flat[i + 1]
+  end
+  local state = { readers = 0, writer = nil, held_until = 0, claims = {}, claimed_until = 0 }
+  for field, value in pairs(values) do
+    local suffix = string.sub(field, -2)
+    if suffix == ':i' then
+      local ends = tonumber(value)
+      if ends <= now then
+        redis.call('hdel', hash, field)
+      else
+        state.claims[string.sub(field, 1, -3)] = ends
+        state.claimed_until = math.max(state.claimed_until, ends)
+      end
+    elseif suffix ~= ':e' and suffix ~= ':t' then
+      -- a hold without a lease of its own (never written so) lives as long as the hash
+      local ends = tonumber(values[field .. ':e'] or (now + math.max(redis.call('pttl', hash), 1)))
+      if ends <= now then
+        redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+      else
+        state.held_until = math.max(state.held_until, ends)
+        if suffix == ':w' then
+          state.writer = field
+        else
+          state.readers = state.readers + 1
+        end
+      end
+    end
+  end
+  return state
+end
+
+-- The hash lives as long as its longest hold or claim: never shortened, since others' holds share it.
+local function rw_keep(hash, ttl)
+  if redis.call('pttl', hash) < ttl then
+    redis.call('pexpire', hash, ttl)
+  end
+end
