@@ -19,6 +19,9 @@ import java.lang.annotation.Target;
  *
  * @DistributedLock(name = "transfer", keys = {"#from.id", "#to.id"})
  * public void transfer(Account from, Account to, long cents) { ... }
+ *
+ * @DistributedLock(name = "docs", key = "#id", mode = LockMode.READ)
+ * public Doc read(long id) { ... }
  * }</pre>
  *
  * <p>The lock is named {@code name + ":" + key}, so the Redis key of the first example is
@@ -96,4 +99,12 @@ public @interface DistributedLock {
      * {@link LockNotAcquiredException}.
      */
     String fallbackMethod() default "";
+
+    /**
+     * The kind of lock: {@link LockMode#EXCLUSIVE} (the default), or a side of a read-write lock,
+     * {@link LockMode#READ} or {@link LockMode#WRITE}, where calls that only read may run together. A
+     * read-write mode takes one key; one lock name must not mix EXCLUSIVE with READ or WRITE (checked at
+     * startup).
+     */
+    LockMode mode() default LockMode.EXCLUSIVE;
 }

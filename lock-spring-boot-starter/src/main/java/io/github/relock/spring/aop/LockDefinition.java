@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.LockSettings;
 import io.github.relock.spring.LockKeyExpression;
+import io.github.relock.spring.LockMode;
 
 /**
  * What one {@code @DistributedLock} method needs at call time, worked out once at startup: nothing in it
@@ -18,9 +19,10 @@ import io.github.relock.spring.LockKeyExpression;
  * @param settings wait, lease and maximum hold time, from the annotation and {@code relock.*}
  * @param fallback the fallback method, or {@code null}
  * @param holding  how the method's return value is held: until it returns, or until its future completes
+ * @param mode     exclusive, or a side of a read-write lock
  */
 public record LockDefinition(Method method, String name, List<Key> keys, LockSettings settings,
-        @Nullable LockFallback fallback, Holding holding) {
+        @Nullable LockFallback fallback, Holding holding, LockMode mode) {
 
     /** A key expression: as written, for messages, and parsed. */
     public record Key(String expression, LockKeyExpression parsed) {
@@ -36,6 +38,12 @@ public record LockDefinition(Method method, String name, List<Key> keys, LockSet
 
     public LockDefinition {
         keys = List.copyOf(keys);
+    }
+
+    /** An exclusive lock's definition. */
+    public LockDefinition(Method method, String name, List<Key> keys, LockSettings settings,
+            @Nullable LockFallback fallback, Holding holding) {
+        this(method, name, keys, settings, fallback, holding, LockMode.EXCLUSIVE);
     }
 
     /** {@code SimpleClassName.method}, for messages. */

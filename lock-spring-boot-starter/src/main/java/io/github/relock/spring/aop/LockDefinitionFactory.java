@@ -57,7 +57,11 @@ public final class LockDefinitionFactory {
         LockSettings settings = settings(annotation, defaults.forLock(name), where);
         LockFallback fallback = annotation.fallbackMethod().isBlank() ? null
                 : LockFallback.find(annotation.fallbackMethod().strip(), where);
-        return new LockDefinition(method, name, keys, settings, fallback, holding);
+        if (annotation.mode().readWrite() && keys.size() > 1) {
+            throw where.invalid("mode " + annotation.mode() + " is given with " + keys.size() + " keys",
+                    "Use one key with a read-write mode, or mode EXCLUSIVE (the default) for several keys.", null);
+        }
+        return new LockDefinition(method, name, keys, settings, fallback, holding, annotation.mode());
     }
 
     /**

@@ -13,6 +13,7 @@ import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import io.github.relock.spring.DistributedLock;
+import io.github.relock.spring.InvalidLockConfigurationException;
 
 /**
  * The {@link LockDefinition}s of annotated methods, built once per (method, bean class) and cached. The
@@ -23,6 +24,8 @@ public final class LockDefinitionRegistry {
     private final LockDefinitionFactory factory;
     private final ConcurrentMap<MethodClassKey, Optional<LockDefinition>> definitions = new ConcurrentHashMap<>();
     private final Set<String> names = ConcurrentHashMap.newKeySet();
+    /** The first definition seen per lock name: a name is exclusive everywhere or read-write everywhere. */
+    private final ConcurrentMap<String, LockDefinition> firstByName = new ConcurrentHashMap<>();
 
     public LockDefinitionRegistry(LockDefinitionFactory factory) {
         this.factory = factory;
@@ -52,6 +55,22 @@ public final class LockDefinitionRegistry {
         return Collections.unmodifiableSet(names);
     }
 
+    /** Exclusive and read-write locks of one name are different Redis locks: they would not exclude each other. */
+    private void checkMode(LockDefinition definition) {
+        LockDefinition first = firstByName.putIfAbsent(definition.name(), definition);
+        if (first != null && first.mode().readWrite() != definition.mode().readWrite()) {
+            throw new InvalidLockConfigurationException("Lock name '" + definition.name() + "' is used with mode "
+                    + first.mode() + " by " + describe(first) + " and with mode " + definition.mode() + " by "
+                    + describe(definition) + "; an exclusive lock and a read-write lock of one name do not exclude "
+                    + "each other", "Use READ and WRITE in both methods, or EXCLUSIVE in both, or give them "
+                    + "different names.");
+        }
+    }
+
+    private static String describe(LockDefinition definition) {
+        return definition.method().getDeclaringClass().getName() + "." + definition.method().getName();
+    }
+
     private Optional<LockDefinition> lookup(@Nullable String beanName, Method specific, Class<?> targetClass) {
         MethodClassKey key = new MethodClassKey(specific, targetClass);
         Optional<LockDefinition> known = definitions.get(key);
@@ -62,6 +81,7 @@ public final class LockDefinitionRegistry {
         DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
         Optional<LockDefinition> built = annotation == null ? Optional.empty()
                 : Optional.of(factory.create(beanName, specific, targetClass, annotation));
+        built.ifPresent(this::checkMode);
         built.ifPresent(definition -> names.add(definition.name()));
         Optional<LockDefinition> raced = definitions.putIfAbsent(key, built);
         return raced != null ? raced : built;

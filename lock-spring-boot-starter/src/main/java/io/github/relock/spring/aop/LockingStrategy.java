@@ -7,7 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockOwner;
+import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.spring.LockMode;
 import io.github.relock.spring.LockNotAcquiredException;
 
 /**
@@ -29,6 +31,7 @@ abstract class LockingStrategy {
         LockOwner owner = owner(lockNames, definition);
         DistributedLockClient client = services.client();
         ReentrantDistributedLock lock = lockNames.size() > 1 ? client.getMultiLock(lockNames, owner)
+                : definition.mode().readWrite() ? readWriteSide(client, lockNames.get(0), owner, definition.mode())
                 : owner == null ? client.getLock(lockNames.get(0)) : client.getLock(lockNames.get(0), owner);
         LockCall call = new LockCall(invocation, definition, lock, target, services);
         LockObserver.Hold hold;
@@ -51,6 +54,13 @@ abstract class LockingStrategy {
         }
         left(lock);
         return returned(result, call, hold, owner);
+    }
+
+    private static ReentrantDistributedLock readWriteSide(DistributedLockClient client, String name,
+            @Nullable LockOwner owner, LockMode mode) {
+        ReadWriteDistributedLock lock = owner == null ? client.getReadWriteLock(name)
+                : client.getReadWriteLock(name, owner);
+        return mode == LockMode.READ ? lock.readLock() : lock.writeLock();
     }
 
     /** Who owns the locks: null for the calling thread. May refuse the call. */
