@@ -31,6 +31,23 @@ public interface DistributedLockClient extends AutoCloseable {
     ReentrantDistributedLock getLock(String name, LockOwner owner);
 
     /**
+     * A handle on the fair lock called {@code name}, owned by whichever thread calls it: an exclusive reentrant
+     * lock that goes to its waiters first come, first served, across threads and clients, in the order Redis
+     * received their first attempts. A waiter that gives up (wait time, interrupt) leaves the line at once; one
+     * that dies keeps its place for at most 3 seconds. A waiting {@code tryLock()} with no wait time takes a
+     * free lock only if nobody waits for it. Its Redis keys ({@code prefix{name}:fair} and companions) are apart
+     * from those of the exclusive lock with the same name.
+     *
+     * @throws IllegalArgumentException if the name is null, blank or longer than {@link LockNames#MAX_LENGTH}
+     * @throws UnsupportedOperationException if the client waits for replicas ({@code minReplicas > 0}), which
+     *                                       fair locks do not support yet
+     */
+    ReentrantDistributedLock getFairLock(String name);
+
+    /** As {@link #getFairLock(String)}, owned by {@code owner} instead of a thread. */
+    ReentrantDistributedLock getFairLock(String name, LockOwner owner);
+
+    /**
      * A handle on the read-write lock called {@code name}; both sides are owned by whichever thread calls them.
      * See {@link ReadWriteDistributedLock}.
      *

@@ -65,6 +65,16 @@ public final class RedisLockClient implements DistributedLockClient {
     }
 
     @Override
+    public ReentrantDistributedLock getFairLock(String name) {
+        return runtime.fairLock(name, null);
+    }
+
+    @Override
+    public ReentrantDistributedLock getFairLock(String name, LockOwner owner) {
+        return runtime.fairLock(name, Objects.requireNonNull(owner, "owner must not be null").id());
+    }
+
+    @Override
     public ReadWriteDistributedLock getReadWriteLock(String name) {
         return runtime.readWriteLock(name, null);
     }

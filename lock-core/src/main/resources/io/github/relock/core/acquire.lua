@@ -2,6 +2,9 @@
 -- KEYS[1] lock hash (field = owner id, value = hold count)   KEYS[2] fencing counter
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
 -- ARGV[4] how long the fencing counter is kept after it last changed, in ms
+-- A fair lock also passes KEYS[3], KEYS[4] (its waiting line, see line.lua) and ARGV[5]: how long the
+-- caller's place in the line is kept (0: it will not wait, so it takes no place). It takes a free lock
+-- only at the head of the line, and a busy reply then says when to try again at the latest.
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner, {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
 -- (fence.lua, prepended, reads the counter)
@@ -33,8 +36,29 @@ if expected > 0 then
   return {expected + 1, tonumber(current) or 0}
 end
 
+local fair = KEYS[3] ~= nil
+local keep = tonumber(ARGV[5] or 0)
 if redis.call('exists', KEYS[1]) == 1 then
-  return {0, redis.call('pttl', KEYS[1])}
+  local pttl = redis.call('pttl', KEYS[1])
+  if fair and keep > 0 then
+    line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
+    return {0, math.min(pttl, math.floor(keep / 3))} -- back before its place lapses
+  end
+  return {0, pttl}
+end
+if fair then
+  local now = line_now()
+  local head, kept = line_head(KEYS[3], KEYS[4], now)
+  if head and head ~= ARGV[1] then
+    if keep > 0 then
+      line_join(KEYS[3], KEYS[4], ARGV[1], now, keep)
+    end
+    -- the head was told and is on its way; if it died, its place lapses when kept ends
+    return {0, math.max(1, math.min(kept - now, math.floor(math.max(keep, 3) / 3)))}
+  end
+  if head then
+    line_leave(KEYS[3], KEYS[4], head)
+  end
 end
 
 local last = tonumber(current) or 0

@@ -2,6 +2,7 @@
 -- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] fencing token of the hold   ARGV[3] holds before this release
 -- ARGV[4] release channel   ARGV[5] how long the fencing counter is kept, in ms
+-- KEYS[3], KEYS[4] (a fair lock only) its waiting line, see line.lua
 -- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
 local current, floor, released = read_fence(KEYS[2])
 if not current then
@@ -35,5 +36,10 @@ if expected > 1 then
 end
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
-redis.call('publish', ARGV[4], ARGV[1])
+if KEYS[3] then
+  -- a fair lock tells its next waiter by name: only that one may take it
+  redis.call('publish', ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
+else
+  redis.call('publish', ARGV[4], ARGV[1])
+end
 return 0

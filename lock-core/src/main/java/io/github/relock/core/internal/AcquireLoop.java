@@ -44,10 +44,11 @@ final class AcquireLoop {
 
     /**
      * @param waitNanos  how long to wait; 0: one attempt
+     * @param name       the waiter's hold field, which a fair lock's release names when it is next
      * @param candidate  who a local releaser may hand the lock to while this thread sleeps; null: nobody
      * @return whether the lock is now held
      */
-    boolean acquire(long waitNanos, boolean interruptible, ReleaseWaiter.@Nullable Candidate candidate,
+    boolean acquire(long waitNanos, boolean interruptible, String name, ReleaseWaiter.@Nullable Candidate candidate,
             Attempt attempt, Unwanted unwanted) throws InterruptedException {
         context.openCheck().run();
         if (interruptible && Thread.interrupted()) {
@@ -63,7 +64,7 @@ final class AcquireLoop {
             if (reply.acquired() || waitNanos == 0) {
                 return reply.acquired();
             }
-            try (ReleaseWaiter waiter = join(candidate)) {
+            try (ReleaseWaiter waiter = join(candidate, name)) {
                 // behind other local waiters, a release since the attempt above woke one of them or went to one
                 boolean attemptNow = !waiter.behindOthers();
                 while (true) {
@@ -106,11 +107,11 @@ final class AcquireLoop {
         }
     }
 
-    private ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate) {
+    private ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate, String name) {
         try {
             // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
             return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate,
-                    keys.kind().wakesAll());
+                    keys.kind().wakeUp(), name);
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()

@@ -75,6 +75,17 @@ public final class ClientRuntime implements AutoCloseable {
         return new RedisReentrantLock(LockKeys.of(keyPrefix, LockNames.check(name)), context, ownerId);
     }
 
+    /** A fair lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
+    public ReentrantDistributedLock fairLock(String name, @Nullable String ownerId) {
+        checkOpen();
+        checkOwner(ownerId);
+        if (context.commands().awaitsReplicas()) {
+            throw new UnsupportedOperationException("Fair locks do not wait for replicas yet: use a client "
+                    + "without minReplicas for lock '" + name + "', or an exclusive lock");
+        }
+        return new RedisReentrantLock(FairKind.keys(keyPrefix, LockNames.check(name)), context, ownerId);
+    }
+
     /** Both sides of a read-write lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReadWriteDistributedLock readWriteLock(String name, @Nullable String ownerId) {
         checkOpen();

@@ -45,8 +45,8 @@ interface LockKind {
     /** Whether a last release may hand the lock straight to a local waiter (see {@link HandOff}). */
     boolean handsOff();
 
-    /** Whether a release announcement wakes every local waiter (they may all go) or one. */
-    default boolean wakesAll() {
-        return false;
+    /** Whom of the local waiters a release announcement wakes. */
+    default WakeUp wakeUp() {
+        return WakeUp.ONE;
     }
 }

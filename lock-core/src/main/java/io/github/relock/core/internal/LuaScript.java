@@ -9,30 +9,33 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
- * counter get {@code fence.lua} prepended, the one place that knows the counter's format; the read-write
- * lock's scripts get {@code rw-state.lua}, the one place that knows its hash's layout.
+ * counter get {@code fence.lua} prepended, the one place that knows the counter's format; those that use a
+ * fair lock's waiting line get {@code line.lua}; the read-write lock's scripts get {@code rw-state.lua}, the
+ * one place that knows its hash's layout.
  */
 public final class LuaScript<T> implements RedisScript<T> {
 
-    /** Take or re-enter a lock; see {@code acquire.lua}. */
+    /** Take or re-enter a lock (a fair one through its line); see {@code acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class, true);
+    public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class,
+            "fence.lua", "line.lua");
     /** Give back one hold; see {@code release.lua}. */
-    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class, true);
+    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class, "fence.lua", "line.lua");
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class, false);
+    public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
     /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
-    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, true);
+    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, "fence.lua");
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
-    public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class, true);
+    public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class, "fence.lua");
+    /** A waiter of a fair lock leaves its line; see {@code fair-leave.lua}. */
+    public static final LuaScript<Long> FAIR_LEAVE = new LuaScript<>("fair-leave.lua", Long.class, "line.lua");
     /** Take or re-enter a side of a read-write lock; see {@code rw-acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RW_ACQUIRE = new LuaScript<>("rw-acquire.lua", (Class) List.class,
@@ -40,11 +43,11 @@ public final class LuaScript<T> implements RedisScript<T> {
     /** Give back one hold of a read-write lock; see {@code rw-release.lua}. */
     public static final LuaScript<Long> RW_RELEASE = new LuaScript<>("rw-release.lua", Long.class, "rw-state.lua");
     /** A writer stops waiting; see {@code rw-withdraw.lua}. */
-    public static final LuaScript<Long> RW_WITHDRAW = new LuaScript<>("rw-withdraw.lua", Long.class, null);
+    public static final LuaScript<Long> RW_WITHDRAW = new LuaScript<>("rw-withdraw.lua", Long.class);
     /** One hold's count in a read-write lock; see {@code rw-holds.lua}. */
-    public static final LuaScript<Long> RW_HOLDS = new LuaScript<>("rw-holds.lua", Long.class, null);
+    public static final LuaScript<Long> RW_HOLDS = new LuaScript<>("rw-holds.lua", Long.class);
     /** End every hold of a read-write lock; see {@code rw-force-unlock.lua}. */
-    public static final LuaScript<Long> RW_FORCE_UNLOCK = new LuaScript<>("rw-force-unlock.lua", Long.class, null);
+    public static final LuaScript<Long> RW_FORCE_UNLOCK = new LuaScript<>("rw-force-unlock.lua", Long.class);
 
     private static final String RESOURCES = "/io/github/relock/core/";
 
@@ -56,16 +59,14 @@ public final class LuaScript<T> implements RedisScript<T> {
     /** Derived once: {@code ReturnType.fromJavaType} walks type checks on every call. */
     private final ReturnType returnType;
 
-    /** @param readsFence whether the script reads the fencing counter: {@code fence.lua} is then prepended */
-    private LuaScript(String resource, Class<T> resultType, boolean readsFence) {
-        this(resource, resultType, readsFence ? "fence.lua" : null);
-    }
-
-    /** @param prelude a script of shared functions to prepend, or null */
-    private LuaScript(String resource, Class<T> resultType, @Nullable String prelude) {
+    /** @param preludes scripts of shared functions to prepend, in order */
+    private LuaScript(String resource, Class<T> resultType, String... preludes) {
         this.name = resource;
-        String body = read(RESOURCES + resource);
-        this.source = prelude != null ? read(RESOURCES + prelude) + body : body;
+        StringBuilder text = new StringBuilder();
+        for (String prelude : preludes) {
+            text.append(read(RESOURCES + prelude));
+        }
+        this.source = text.append(read(RESOURCES + resource)).toString();
         this.sourceBytes = source.getBytes(StandardCharsets.UTF_8);
         this.sha1 = sha1(sourceBytes);
         this.resultType = resultType;

@@ -30,8 +30,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
     /** What the connection tells the waiters. */
     interface Events {
 
-        /** A release was announced on {@code channel}. */
-        void released(String channel);
+        /** A release was announced on {@code channel}; {@code message} may name who should go next. */
+        void released(String channel, String message);
 
         /** Releases may have been missed (a reconnect, a new connection): every waiter should look again. */
         void mayHaveMissedReleases();
@@ -156,7 +156,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
 
     @Override
     public void onMessage(Message message, byte @Nullable [] pattern) {
-        events.released(new String(message.getChannel(), StandardCharsets.UTF_8));
+        events.released(new String(message.getChannel(), StandardCharsets.UTF_8),
+                new String(message.getBody(), StandardCharsets.UTF_8));
     }
 
     /** Lettuce confirms each subscription, also when it re-subscribes after a reconnect. */

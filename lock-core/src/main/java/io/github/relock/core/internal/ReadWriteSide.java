@@ -118,7 +118,7 @@ final class ReadWriteSide implements LockKind {
     }
 
     @Override
-    public boolean wakesAll() {
-        return !writer; // a writer's release lets every waiting reader in
+    public WakeUp wakeUp() {
+        return writer ? WakeUp.ONE : WakeUp.ALL; // a writer's release lets every waiting reader in
     }
 }

@@ -109,7 +109,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
         boolean acquired = false;
         try {
-            acquired = new AcquireLoop(keys, context).acquire(waitNanos, interruptible, candidate,
+            acquired = new AcquireLoop(keys, context).acquire(waitNanos, interruptible, holder.id(), candidate,
                     () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
                     new UnwantedHandOff(this, keys, context, holder));
             return acquired;

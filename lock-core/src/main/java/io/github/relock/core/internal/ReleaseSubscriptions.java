@@ -35,18 +35,18 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
      */
     ReleaseWaiter join(String channelName) {
-        return join(channelName, null, false);
+        return join(channelName, null, WakeUp.ONE, "");
     }
 
     /**
      * As {@link #join(String)}, for a waiter a local releaser may hand the lock to, as {@code candidate};
-     * null: never hand it over. With {@code wakesAll}, a release wakes every local waiter of the channel
-     * (they all may go, like the readers of a read-write lock), not one.
+     * null: never hand it over. {@code wakeUp} says whom of the channel's local waiters a release wakes
+     * (the first joiner's choice holds for the channel); {@code name} is this waiter's, for {@link WakeUp#NAMED}.
      */
-    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, boolean wakesAll) {
+    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name) {
         while (true) {
             ensureOpen();
-            WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakesAll));
+            WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakeUp));
             queue.lock.lock();
             try {
                 if (queue.retired) {
@@ -57,7 +57,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                     subscribe(queue);
                 }
                 ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
-                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.members > 0);
+                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.members > 0,
+                        name);
                 queue.members++;
                 queue.add(waiter);
                 return waiter;
@@ -120,11 +121,11 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     @Override
-    public void released(String channel) {
+    public void released(String channel, String message) {
         WaiterQueue queue = queues.get(channel);
         // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on
         if (queue != null && queue.streak.stepBackNanos(System.nanoTime()) == 0) {
-            queue.released();
+            queue.released(message);
         }
     }
 

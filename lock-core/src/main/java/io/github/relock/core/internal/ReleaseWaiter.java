@@ -41,6 +41,7 @@ final class ReleaseWaiter implements AutoCloseable {
     private final Departure departure;
     private final @Nullable Candidate candidate;
     private final boolean behindOthers;
+    private final String name;
     private final Thread thread = Thread.currentThread();
     private final AtomicBoolean signalled = new AtomicBoolean();
     private final AtomicInteger state = new AtomicInteger(AWAKE);
@@ -50,12 +51,18 @@ final class ReleaseWaiter implements AutoCloseable {
      * @param openCheck throws if the client was closed meanwhile
      */
     ReleaseWaiter(HandOffStreak streak, Runnable openCheck, Departure departure, @Nullable Candidate candidate,
-            boolean behindOthers) {
+            boolean behindOthers, String name) {
         this.streak = streak;
+        this.name = name;
         this.openCheck = openCheck;
         this.departure = departure;
         this.candidate = candidate;
         this.behindOthers = behindOthers;
+    }
+
+    /** Who waits: the hold's field in Redis, which a fair lock's release announcement names. */
+    String name() {
+        return name;
     }
 
     /** Whether other local threads already waited for this lock when this one joined. */

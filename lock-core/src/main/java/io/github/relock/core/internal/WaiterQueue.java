@@ -13,8 +13,7 @@ import org.jspecify.annotations.Nullable;
 final class WaiterQueue {
 
     final String channel;
-    /** Whether a release wakes every waiter (all may go) rather than one. */
-    private final boolean wakesAll;
+    private final WakeUp wakeUp;
     final HandOffStreak streak = new HandOffStreak();
     private final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
     /** Guards the fields below; held while (un)subscribing this channel, and for nothing else. */
@@ -25,18 +24,31 @@ final class WaiterQueue {
     /** Unsubscribed after its last waiter left: a joiner must start a new queue. */
     boolean retired;
 
-    WaiterQueue(String channel, boolean wakesAll) {
+    WaiterQueue(String channel, WakeUp wakeUp) {
         this.channel = channel;
-        this.wakesAll = wakesAll;
+        this.wakeUp = wakeUp;
     }
 
-    /** A release was announced. */
-    void released() {
-        if (wakesAll) {
-            wakeAll();
+    /** A release was announced; {@code message} names the next in line of a fair lock. */
+    void released(String message) {
+        switch (wakeUp) {
+            case ONE -> wakeOne();
+            case ALL -> wakeAll();
+            case NAMED -> wakeNamed(message);
         }
-        else {
-            wakeOne();
+    }
+
+    /** Wakes the waiter called {@code name}; none here: another client's turn. An empty name wakes all. */
+    private void wakeNamed(String name) {
+        if (name.isEmpty()) {
+            wakeAll();
+            return;
+        }
+        for (ReleaseWaiter waiter : waiters) {
+            if (waiter.name().equals(name)) {
+                waiter.signal();
+                return;
+            }
         }
     }
 

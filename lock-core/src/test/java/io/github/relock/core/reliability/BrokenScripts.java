@@ -47,8 +47,8 @@ public final class BrokenScripts {
     public static Swap apply(String breakage) {
         return switch (breakage) {
             case ACQUIRE_NO_OWNER_CHECK -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
-                    "if redis.call('exists', KEYS[1]) == 1 then\n  return {0, redis.call('pttl', KEYS[1])}\nend\n",
-                    "-- BROKEN: no check that someone else holds the lock\n"));
+                    "if redis.call('exists', KEYS[1]) == 1 then\n",
+                    "if false then -- BROKEN: no check that someone else holds the lock\n"));
             case ACQUIRE_CONSTANT_TOKEN -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
                     "local token = math.max(",
                     "local token = 1 or math.max(")); // BROKEN: every holder gets token 1
@@ -77,9 +77,9 @@ public final class BrokenScripts {
                     "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"
                             + "local expected = tonumber(ARGV[3])\n"));
             case RENEW_RESURRECTS -> swap(LuaScript.RENEW, replace(LuaScript.RENEW,
-                    "if redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1 then",
-                    "redis.call('hsetnx', KEYS[i], ARGV[i + 1], 1) -- BROKEN: puts a vanished hold back\n"
-                            + "  if redis.call('hexists', KEYS[i], ARGV[i + 1]) == 1 then"));
+                    "if redis.call('hexists', KEYS[i], field) == 1 then",
+                    "redis.call('hsetnx', KEYS[i], field, 1) -- BROKEN: puts a vanished hold back\n"
+                            + "  if redis.call('hexists', KEYS[i], field) == 1 then"));
             default -> throw new IllegalArgumentException("unknown breakage " + breakage);
         };
     }

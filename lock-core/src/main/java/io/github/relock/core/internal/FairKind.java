@@ -1,0 +1,84 @@
+package io.github.relock.core.internal;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The fair lock: an exclusive lock whose waiters form a line in Redis, in the order Redis received their
+ * first attempts (see {@code line.lua}). A free lock goes to the head of the line only, and a release names
+ * the head, so that only that waiter wakes. A waiter that stops waiting leaves the line at once; one that
+ * dies keeps its place for at most {@link #PLACE_MILLIS}.
+ */
+final class FairKind implements LockKind {
+
+    /** How long a waiter's place is kept after its last attempt; waiters try again every third of it. */
+    static final long PLACE_MILLIS = 3_000;
+    private static final byte[] PLACE = Encoding.bytes(PLACE_MILLIS);
+    private static final byte[] NO_PLACE = Encoding.bytes(0);
+
+    private final byte[] line;
+    private final byte[] places;
+
+    private FairKind(String line, String places) {
+        this.line = line.getBytes(StandardCharsets.UTF_8);
+        this.places = places.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The keys of fair lock {@code name}: {@code prefix{name}:fair} and companions, in the lock's hash tag. */
+    static LockKeys keys(String prefix, String name) {
+        String hash = LockKeys.of(prefix, name).lock() + ":fair";
+        return new LockKeys(name, hash, hash + ":fence", hash + ":released",
+                new FairKind(hash + ":line", hash + ":places"));
+    }
+
+    @Override
+    public String field(String ownerId) {
+        return ownerId;
+    }
+
+    @Override
+    public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+            boolean lengthensLease, boolean willWait) {
+        return commands.runner().run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 4, keys.lockBytes(),
+                keys.fenceBytes(), line, places, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
+                commands.fenceRetention(), willWait ? PLACE : NO_PLACE)));
+    }
+
+    @Override
+    public long release(LockCommands commands, Hold hold, int holdsBefore) {
+        LockKeys keys = hold.keys();
+        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RELEASE, 4, keys.lockBytes(),
+                keys.fenceBytes(), line, places, hold.ownerBytes(), hold.tokenBytes(), Encoding.bytes(holdsBefore),
+                keys.channelBytes(), commands.fenceRetention()));
+    }
+
+    @Override
+    public boolean forceRelease(LockCommands commands, Hold hold) {
+        return commands.forceRelease(hold);
+    }
+
+    @Override
+    public int holdCount(LockCommands commands, LockKeys keys, String field) {
+        return commands.holdCount(keys, field);
+    }
+
+    @Override
+    public boolean forceUnlock(LockCommands commands, LockKeys keys) {
+        return commands.forceUnlock(keys);
+    }
+
+    @Override
+    public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
+        commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(),
+                line, places, field, keys.channelBytes()));
+    }
+
+    @Override
+    public boolean handsOff() {
+        return false; // the local hand-off would pass over waiters of other clients who came first
+    }
+
+    @Override
+    public WakeUp wakeUp() {
+        return WakeUp.NAMED;
+    }
+}

@@ -1,0 +1,211 @@
+package io.github.relock.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.relock.test.RedisServerExtension;
+import io.lettuce.core.ScoredValue;
+
+/** The fair lock against a real redis-server: first come, first served, and a line that never jams. */
+@Timeout(90)
+class FairLockTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    final List<RedisLockClient> clients = new ArrayList<>();
+    final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void tearDown() {
+        pool.shutdownNow();
+        clients.forEach(RedisLockClient::close);
+    }
+
+    RedisLockClient newClient() {
+        RedisLockClient created = RedisLockClient.builder(redis.connectionFactory()).build();
+        clients.add(created);
+        return created;
+    }
+
+    /** The waiting line as Redis keeps it (layout: line.lua): owner id to arrival number. */
+    static String line(ReentrantDistributedLock lock) {
+        return lock.getKey() + ":line";
+    }
+
+    @Test
+    void waitersOfFourClientsGetTheLockInTheOrderRedisReceivedThem() throws Exception {
+        RedisLockClient holderClient = newClient();
+        ReentrantDistributedLock held = holderClient.getFairLock("report:daily");
+        held.lock();
+        List<RedisLockClient> waiting = List.of(newClient(), newClient(), newClient(), newClient());
+        List<String> entered = new CopyOnWriteArrayList<>();
+        List<Future<?>> waiters = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            RedisLockClient client = waiting.get(i % 4);
+            String who = "waiter-" + i;
+            waiters.add(pool.submit(() -> {
+                ReentrantDistributedLock lock = client.getFairLock("report:daily");
+                assertThat(lock.tryLock(30, TimeUnit.SECONDS)).isTrue();
+                entered.add(who);
+                Thread.sleep(5);
+                lock.unlock();
+                return null;
+            }));
+            long inLine = i + 1;
+            while (redis.commands().zcard(line(held)) < inLine) {
+                Thread.sleep(1); // this one's first attempt reached Redis: the next may start
+            }
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            expected.add("waiter-" + i);
+        }
+        held.unlock();
+        for (Future<?> waiter : waiters) {
+            waiter.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(entered).containsExactlyElementsOf(expected);
+        assertThat(redis.commands().exists(line(held))).as("the line is gone with its last waiter").isZero();
+    }
+
+    /**
+     * 4 clients x 4 threads take the lock over and over. Before each attempt a thread reads the line from Redis:
+     * whoever waited then came first, so none of them may still wait once this thread has the lock.
+     */
+    @Test
+    void noWaiterIsPassedOverUnderContention() throws Exception {
+        String lineKey = line(newClient().getFairLock("fifo"));
+        AtomicLong acquisitions = new AtomicLong();
+        AtomicLong queuedBefore = new AtomicLong();
+        AtomicLong violations = new AtomicLong();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicLong overlaps = new AtomicLong();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            RedisLockClient client = newClient();
+            for (int t = 0; t < 4; t++) {
+                workers.add(pool.submit(() -> {
+                    ReentrantDistributedLock lock = client.getFairLock("fifo");
+                    while (acquisitions.get() < 2_000) {
+                        Map<String, Double> ahead = new HashMap<>();
+                        for (ScoredValue<String> waiter : redis.commands().zrangeWithScores(lineKey, 0, -1)) {
+                            ahead.put(waiter.getValue(), waiter.getScore());
+                        }
+                        assertThat(lock.tryLock(30, TimeUnit.SECONDS)).isTrue();
+                        try {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            queuedBefore.addAndGet(ahead.size());
+                            for (ScoredValue<String> waiter : redis.commands().zrangeWithScores(lineKey, 0, -1)) {
+                                if (Double.valueOf(waiter.getScore()).equals(ahead.get(waiter.getValue()))) {
+                                    violations.incrementAndGet(); // it waited before this thread asked
+                                }
+                            }
+                            acquisitions.incrementAndGet();
+                            inside.decrementAndGet();
+                        }
+                        finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> worker : workers) {
+            worker.get(80, TimeUnit.SECONDS);
+        }
+        assertThat(overlaps.get()).isZero();
+        assertThat(queuedBefore.get()).as("waiters ahead, summed over all acquisitions").isGreaterThan(2_000);
+        assertThat(violations.get()).as("waiters passed over").isZero();
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheLineAtOnce() throws Exception {
+        ReentrantDistributedLock held = newClient().getFairLock("quitter");
+        held.lock();
+        RedisLockClient other = newClient();
+        Future<Boolean> quitter = pool.submit(() -> other.getFairLock("quitter").tryLock(300, TimeUnit.MILLISECONDS));
+        while (redis.commands().zcard(line(held)) < 1) {
+            Thread.sleep(1);
+        }
+        Future<Long> next = pool.submit(() -> {
+            ReentrantDistributedLock lock = other.getFairLock("quitter");
+            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            long in = System.nanoTime();
+            lock.unlock();
+            return in;
+        });
+        assertThat(quitter.get(5, TimeUnit.SECONDS)).isFalse();
+        assertThat(redis.commands().zcard(line(held))).as("only the second waiter is left").isEqualTo(1);
+        long released = System.nanoTime();
+        held.unlock();
+        assertThat(Duration.ofNanos(next.get(10, TimeUnit.SECONDS) - released)).isLessThan(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aWaiterThatDiedHoldsTheLineForAtMostItsPlace() throws Exception {
+        ReentrantDistributedLock lock = newClient().getFairLock("ghost");
+        // what a waiter that died leaves behind (layout: line.lua): a place that is kept 3 s from now
+        List<String> time = redis.commands().time();
+        long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        redis.commands().zadd(line(lock), 1, "dead-client:1");
+        redis.commands().hset(lock.getKey() + ":places", Map.of("dead-client:1", String.valueOf(now + 3_000), "#", "1"));
+        assertThat(lock.tryLock()).as("a free lock is the head's").isFalse();
+        long started = System.nanoTime();
+        assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("within the place's 3 s, plus a retry")
+                .isLessThan(Duration.ofMillis(4_500));
+        lock.unlock();
+    }
+
+    @Test
+    void reentersAndCountsLikeTheExclusiveLock() throws Exception {
+        RedisLockClient client = newClient();
+        ReentrantDistributedLock lock = client.getFairLock("nested");
+        lock.lock();
+        long token = lock.fencingToken();
+        lock.lock();
+        assertThat(lock.getHoldCount()).isEqualTo(2);
+        assertThat(lock.fencingToken()).isEqualTo(token);
+        assertThat(pool.submit(() -> client.getFairLock("nested").tryLock()).get()).isFalse();
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        lock.lock();
+        assertThat(lock.fencingToken()).isGreaterThan(token);
+        lock.unlock();
+        assertThat(client.getLock("nested").tryLock()).as("apart from the exclusive lock of the same name").isTrue();
+        client.getLock("nested").unlock();
+    }
+
+    @Test
+    void aFixedLeaseEndsTheHoldAndTheNextInLineGetsIn() throws Exception {
+        ReentrantDistributedLock crashed = newClient().getFairLock("lease");
+        assertThat(crashed.tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue(); // never released
+        ReentrantDistributedLock next = newClient().getFairLock("lease");
+        long started = System.nanoTime();
+        assertThat(next.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+        next.unlock();
+    }
+}
