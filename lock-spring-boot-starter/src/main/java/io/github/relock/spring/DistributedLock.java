@@ -107,4 +107,12 @@ public @interface DistributedLock {
      * startup).
      */
     LockMode mode() default LockMode.EXCLUSIVE;
+
+    /**
+     * A fair lock: waiting calls get it first come, first served, across every instance, in the order Redis
+     * received their first attempts. Only with mode {@link LockMode#EXCLUSIVE} and one key. Also set by
+     * {@code relock.locks.<name>.fair=true}. One lock name must be fair in every method or in none (checked
+     * at startup): a fair lock and a plain one of the same name do not exclude each other.
+     */
+    boolean fair() default false;
 }

@@ -20,9 +20,10 @@ import io.github.relock.spring.LockMode;
  * @param fallback the fallback method, or {@code null}
  * @param holding  how the method's return value is held: until it returns, or until its future completes
  * @param mode     exclusive, or a side of a read-write lock
+ * @param fair     whether the (exclusive) lock is fair
  */
 public record LockDefinition(Method method, String name, List<Key> keys, LockSettings settings,
-        @Nullable LockFallback fallback, Holding holding, LockMode mode) {
+        @Nullable LockFallback fallback, Holding holding, LockMode mode, boolean fair) {
 
     /** A key expression: as written, for messages, and parsed. */
     public record Key(String expression, LockKeyExpression parsed) {
@@ -43,7 +44,12 @@ public record LockDefinition(Method method, String name, List<Key> keys, LockSet
     /** An exclusive lock's definition. */
     public LockDefinition(Method method, String name, List<Key> keys, LockSettings settings,
             @Nullable LockFallback fallback, Holding holding) {
-        this(method, name, keys, settings, fallback, holding, LockMode.EXCLUSIVE);
+        this(method, name, keys, settings, fallback, holding, LockMode.EXCLUSIVE, false);
+    }
+
+    /** The kind of Redis lock behind the name: locks of different kinds never exclude each other. */
+    public String kind() {
+        return fair ? "fair" : mode.readWrite() ? "read-write (READ/WRITE)" : "exclusive";
     }
 
     /** {@code SimpleClassName.method}, for messages. */

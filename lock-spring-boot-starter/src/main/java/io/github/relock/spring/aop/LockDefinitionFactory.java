@@ -61,7 +61,13 @@ public final class LockDefinitionFactory {
             throw where.invalid("mode " + annotation.mode() + " is given with " + keys.size() + " keys",
                     "Use one key with a read-write mode, or mode EXCLUSIVE (the default) for several keys.", null);
         }
-        return new LockDefinition(method, name, keys, settings, fallback, holding, annotation.mode());
+        boolean fair = annotation.fair() || defaults.fair(name);
+        if (fair && (annotation.mode().readWrite() || keys.size() > 1)) {
+            throw where.invalid("a fair lock is asked for with " + (keys.size() > 1 ? keys.size() + " keys"
+                    : "mode " + annotation.mode()), "Fair locks are exclusive locks on one key: remove fair = true "
+                    + "(or relock.locks." + name + ".fair), or use mode EXCLUSIVE with one key.", null);
+        }
+        return new LockDefinition(method, name, keys, settings, fallback, holding, annotation.mode(), fair);
     }
 
     /**

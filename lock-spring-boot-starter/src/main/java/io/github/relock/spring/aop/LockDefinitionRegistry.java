@@ -55,15 +55,15 @@ public final class LockDefinitionRegistry {
         return Collections.unmodifiableSet(names);
     }
 
-    /** Exclusive and read-write locks of one name are different Redis locks: they would not exclude each other. */
+    /** Exclusive, fair and read-write locks of one name are different Redis locks: they would not exclude each other. */
     private void checkMode(LockDefinition definition) {
         LockDefinition first = firstByName.putIfAbsent(definition.name(), definition);
-        if (first != null && first.mode().readWrite() != definition.mode().readWrite()) {
-            throw new InvalidLockConfigurationException("Lock name '" + definition.name() + "' is used with mode "
-                    + first.mode() + " by " + describe(first) + " and with mode " + definition.mode() + " by "
-                    + describe(definition) + "; an exclusive lock and a read-write lock of one name do not exclude "
-                    + "each other", "Use READ and WRITE in both methods, or EXCLUSIVE in both, or give them "
-                    + "different names.");
+        if (first != null && !first.kind().equals(definition.kind())) {
+            throw new InvalidLockConfigurationException("Lock name '" + definition.name() + "' is the " + first.kind()
+                    + " lock in " + describe(first) + " (mode " + first.mode() + ") and the " + definition.kind()
+                    + " lock in " + describe(definition) + " (mode " + definition.mode() + "); locks of different "
+                    + "kinds do not exclude each other", "Use the same kind in both methods (READ and WRITE "
+                    + "together, or EXCLUSIVE with the same fair setting), or give them different names.");
         }
     }
 

@@ -32,6 +32,8 @@ abstract class LockingStrategy {
         DistributedLockClient client = services.client();
         ReentrantDistributedLock lock = lockNames.size() > 1 ? client.getMultiLock(lockNames, owner)
                 : definition.mode().readWrite() ? readWriteSide(client, lockNames.get(0), owner, definition.mode())
+                : definition.fair() ? (owner == null ? client.getFairLock(lockNames.get(0))
+                        : client.getFairLock(lockNames.get(0), owner))
                 : owner == null ? client.getLock(lockNames.get(0)) : client.getLock(lockNames.get(0), owner);
         LockCall call = new LockCall(invocation, definition, lock, target, services);
         LockObserver.Hold hold;

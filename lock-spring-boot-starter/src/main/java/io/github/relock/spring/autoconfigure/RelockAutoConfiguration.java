@@ -91,7 +91,7 @@ public final class RelockAutoConfiguration {
     @ConditionalOnMissingBean
     LockDefinitionRegistry relockLockDefinitions(RelockProperties properties, RelockPropertiesCheck checked,
             Environment environment, LockKeyResolver keyResolver) {
-        return new LockDefinitionRegistry(new LockDefinitionFactory(environment, properties::settingsFor, keyResolver));
+        return new LockDefinitionRegistry(new LockDefinitionFactory(environment, properties, keyResolver));
     }
 
     @Bean

@@ -10,6 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import io.github.relock.core.LockSettings;
 import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.spring.aop.DistributedLockAdvisor;
+import io.github.relock.spring.aop.LockTimingDefaults;
 
 /**
  * {@code relock.*}: the lock client and the defaults of every {@code @DistributedLock} method, with
@@ -17,7 +18,7 @@ import io.github.relock.spring.aop.DistributedLockAdvisor;
  * {@link RelockPropertiesCheck}: an invalid value stops it with a message that says what to change.
  */
 @ConfigurationProperties("relock")
-public class RelockProperties {
+public class RelockProperties implements LockTimingDefaults {
 
     /**
      * How long a @DistributedLock call may hold its lock at most: a call still holding it after that (a
@@ -180,12 +181,20 @@ public class RelockProperties {
     }
 
     /** The settings for a logical lock name: its {@code relock.locks} entry where set, else the defaults. */
-    public LockSettings settingsFor(String name) {
+    @Override
+    public LockSettings forLock(String name) {
         Lock lock = locks.get(name);
         Duration wait = lock != null && lock.getWaitTime() != null ? lock.getWaitTime() : waitTime;
         Duration lease = lock != null && lock.getLeaseTime() != null ? lock.getLeaseTime() : leaseTime;
         Duration max = lock != null && lock.getMaxHold() != null ? lock.getMaxHold() : maxHold;
         return new LockSettings(wait, lease, max);
+    }
+
+    /** Whether {@code relock.locks.<name>.fair} is set for a logical lock name. */
+    @Override
+    public boolean fair(String name) {
+        Lock lock = locks.get(name);
+        return lock != null && lock.isFair();
     }
 
     /** Overrides for one logical lock name; what is left empty comes from {@code relock.*}. */
@@ -199,6 +208,20 @@ public class RelockProperties {
 
         /** How long a call may hold this lock at most before it is released and reported lost; empty: relock.max-hold. */
         private @Nullable Duration maxHold;
+
+        /**
+         * Whether this lock is fair: its callers get it first come, first served, across instances. Only for
+         * exclusive locks (mode EXCLUSIVE), as {@code @DistributedLock(fair = true)}.
+         */
+        private boolean fair;
+
+        public boolean isFair() {
+            return fair;
+        }
+
+        public void setFair(boolean fair) {
+            this.fair = fair;
+        }
 
         public @Nullable Duration getMaxHold() {
             return maxHold;

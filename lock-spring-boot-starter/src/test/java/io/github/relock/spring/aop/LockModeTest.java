@@ -26,9 +26,12 @@ import io.github.relock.spring.RelockContexts;
 import io.github.relock.spring.autoconfigure.RelockFailureAnalyzer;
 import io.github.relock.test.RedisServerExtension;
 
-/** {@code mode = READ / WRITE}: read calls run together, a write call alone, and mistakes stop startup. */
+/**
+ * {@code mode = READ / WRITE}: read calls run together, a write call alone; {@code fair = true} and
+ * {@code relock.locks.<name>.fair}: a fair lock; and mixing kinds on one name stops startup.
+ */
 @Timeout(60)
-class ReadWriteModeTest {
+class LockModeTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
@@ -103,6 +106,69 @@ class ReadWriteModeTest {
             assertThat(analysis).isNotNull();
             assertThat(analysis.getDescription()).contains("mode WRITE", "2 keys");
         });
+    }
+
+    @Test
+    void fairTrueAndTheFairPropertyTakeTheFairLock() {
+        runner.withBean(Reports.class).withPropertyValues("relock.locks.configured.fair=true").run(context -> {
+            Reports reports = context.getBean(Reports.class);
+            RedisLockClient client = context.getBean(RedisLockClient.class);
+            String fairKey = client.getFairLock(io.github.relock.core.LockNames.of("reports", "day-1")).getKey();
+            assertThat(reports.annotated("day-1", () -> redis.commands().exists(fairKey))).isEqualTo(1L);
+            String configuredKey = client.getFairLock(io.github.relock.core.LockNames.of("configured", "day-1"))
+                    .getKey();
+            assertThat(reports.configured("day-1", () -> redis.commands().exists(configuredKey))).isEqualTo(1L);
+        });
+    }
+
+    @Test
+    void oneNameFairInOneMethodAndPlainInAnotherStopsStartup() {
+        RelockContexts.on(redis).withBean("culprit", HalfFair.class).run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).contains("'daily'", "fair", "exclusive");
+        });
+    }
+
+    @Test
+    void aFairReadLockStopsStartup() {
+        RelockContexts.on(redis).withBean("culprit", FairRead.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(new RelockFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+                    .contains("a fair lock is asked for with mode READ");
+        });
+    }
+
+    public static class Reports {
+
+        @DistributedLock(name = "reports", key = "#day", fair = true)
+        public <T> T annotated(String day, java.util.function.Supplier<T> inside) {
+            return inside.get();
+        }
+
+        @DistributedLock(name = "configured", key = "#day")
+        public <T> T configured(String day, java.util.function.Supplier<T> inside) {
+            return inside.get();
+        }
+    }
+
+    public static class HalfFair {
+
+        @DistributedLock(name = "daily", key = "#day", fair = true)
+        public void fair(String day) {
+        }
+
+        @DistributedLock(name = "daily", key = "#day")
+        public void plain(String day) {
+        }
+    }
+
+    public static class FairRead {
+
+        @DistributedLock(name = "reads", key = "#day", fair = true, mode = LockMode.READ)
+        public void read(String day) {
+        }
     }
 
     public static class Docs {
