@@ -9,7 +9,8 @@ for i = 1, #KEYS do
   local field = ARGV[i + 1]
   renewed[i] = 0
   if redis.call('hexists', KEYS[i], field) == 1 then
-    local ends = redis.call('hget', KEYS[i], field .. ':e')
+    -- a read-write lock's hash ends in ':rw' (ReadWriteSide.keys): its holds have leases of their own
+    local ends = string.sub(KEYS[i], -3) == ':rw' and redis.call('hget', KEYS[i], field .. ':e')
     if not ends then
       redis.call('pexpire', KEYS[i], ARGV[1])
       renewed[i] = 1
