@@ -20,9 +20,7 @@ import io.github.relock.core.internal.ClientRuntime;
  * <pre>{@code
  * RedisLockClient client = RedisLockClient.builder(connectionFactory).keyPrefix("lock:").build();
  * ReentrantDistributedLock lock = client.getLock("order:42");
- * if (lock.tryLock(5, TimeUnit.SECONDS)) {
- *     try { ... } finally { lock.unlock(); }
- * }
+ * if (lock.tryLock(5, TimeUnit.SECONDS)) { try { ... } finally { lock.unlock(); } }
  * client.close();
  * }</pre>
  *
@@ -153,10 +151,7 @@ public final class RedisLockClient implements DistributedLockClient {
         return runtime.isClosed();
     }
 
-    /**
-     * Stops renewing leases and drops the pub/sub connection. Locks still held are not released: they
-     * expire when their leases end. Threads waiting for a lock get an {@link IllegalStateException}.
-     */
+    /** Stops renewals, drops the pub/sub connection; held locks expire, waiters get an IllegalStateException. */
     @Override
     public void close() {
         runtime.close();
@@ -187,20 +182,16 @@ public final class RedisLockClient implements DistributedLockClient {
             return this;
         }
 
-        /**
-         * The lease of locks taken without one (default 30 s, 100 ms to 1 day). The watchdog renews them every
-         * third of it while held; a crashed holder's lock frees after at most this long.
-         */
+        /** Lease of locks taken without one (default 30 s, 100 ms to 1 day), renewed every third of it while held. */
         public Builder watchdogTimeout(Duration watchdogTimeout) {
             this.watchdogTimeout = RedisLockClientSettings.checkWatchdogTimeout(watchdogTimeout);
             return this;
         }
 
         /**
-         * A readable name for this client, such as the host name (default: none, the client id is a random
-         * UUID). The client id becomes this name, a dash and 48 random bits ({@code host1-3fa85f64c2b1}), so
-         * it still differs between two instances given the same name, or between a restarted process and
-         * its predecessor whose leases have not ended yet: they never share an owner.
+         * A readable name for this client, such as the host name (default: none, a random UUID). The client id
+         * becomes this name, a dash and 48 random bits ({@code host1-3fa85f64c2b1}): two instances given one
+         * name, or a restarted process and its predecessor, never share an owner.
          */
         public Builder clientId(String clientName) {
             this.clientName = RedisLockClientSettings.checkClientName(clientName);
@@ -208,16 +199,12 @@ public final class RedisLockClient implements DistributedLockClient {
         }
 
         /**
-         * Replicas that must acknowledge a first acquisition before it counts (default 0: none). Redis
-         * replicates asynchronously, so a primary that fails over right after granting a lock can hand it to
-         * a second owner from a replica that never saw it. With {@code minReplicas > 0} each first acquisition
-         * and each renewal is followed, on a connection of its own, by {@code WAIT minReplicas
-         * replicaAckTimeout}: an acquisition fewer replicas acknowledged is released at once and counts as not
-         * acquired (fail closed: with too few replicas no lock is granted), and a holder whose renewals are no
-         * longer acknowledged is reported lost before the lease the replicas know of ends. This narrows, but
-         * does not close, the failover window (WAIT is not consensus): keep using fencing tokens. Not
-         * supported on Redis Cluster ({@link IllegalArgumentException} at {@link #build()}). Starter property:
-         * {@code relock.min-replicas}.
+         * Replicas that must acknowledge a first acquisition before it counts (default 0: none): each first
+         * acquisition and renewal is followed by {@code WAIT minReplicas replicaAckTimeout} on a connection of
+         * its own. Too few acknowledgements: the acquisition is released and counts as not acquired (fail
+         * closed), a renewal reports the hold lost before the replicas' lease ends. This narrows the failover
+         * window, it does not close it (WAIT is not consensus): keep using fencing tokens. Not for Redis Cluster
+         * ({@link IllegalArgumentException} at {@link #build()}), nor for read-write and fair locks yet.
          */
         public Builder minReplicas(int minReplicas) {
             this.minReplicas = RedisLockClientSettings.checkMinReplicas(minReplicas);
@@ -236,11 +223,9 @@ public final class RedisLockClient implements DistributedLockClient {
         }
 
         /**
-         * How long each lock's fencing counter ({@code <key>:fence}, about 200 bytes of Redis memory) is kept
-         * after it last changed, that is after the lock was last taken or released (default 7 days, 1 s to
-         * 365 days). Tokens grow by one per acquisition while the counter is there; once it is gone they start
-         * again from the Redis server's clock (microseconds), which is still larger unless that clock went back
-         * by more than this retention.
+         * How long each lock's fencing counter ({@code <key>:fence}, about 200 bytes) is kept after the lock was
+         * last taken or released (default 7 days, 1 s to 365 days). Once it is gone, tokens start again from the
+         * Redis server's clock (µs), still larger unless that clock went back by more than this retention.
          */
         public Builder fencingTokenRetention(Duration retention) {
             this.fencingTokenRetention = RedisLockClientSettings.checkFencingTokenRetention(retention);
@@ -253,7 +238,7 @@ public final class RedisLockClient implements DistributedLockClient {
             return this;
         }
 
-        /** @throws IllegalArgumentException if the settings do not fit together (see {@link RedisLockClientSettings}) */
+        /** @throws IllegalArgumentException if the settings do not fit together ({@link RedisLockClientSettings}) */
         public RedisLockClient build() {
             Duration ackTimeout = replicaAckTimeout != null ? replicaAckTimeout
                     : RedisLockClientSettings.defaultReplicaAckTimeout(watchdogTimeout);
