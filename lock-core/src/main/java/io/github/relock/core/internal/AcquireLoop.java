@@ -65,8 +65,9 @@ final class AcquireLoop {
                 return reply.acquired();
             }
             try (ReleaseWaiter waiter = join(candidate, name)) {
-                // behind other local waiters, a release since the attempt above woke one of them or went to one
-                boolean attemptNow = !waiter.behindOthers();
+                // behind other local waiters, a release since the attempt above woke one of them or went to one;
+                // a release that wakes all, or names its next owner, may have been meant for this one
+                boolean attemptNow = !waiter.behindOthers() || keys.kind().wakeUp() != WakeUp.ONE;
                 while (true) {
                     if (attemptNow) {
                         // armed before the attempt: a release announced from here on wakes the sleep below
