@@ -30,10 +30,10 @@ end
 local busy_until = 0
 if ARGV[4] == 'w' then
   if state.writer or state.readers > 0 then
-    busy_until = state.held_until
+    busy_until = state.first_end
   end
 elseif state.writer and state.writer ~= field .. ':w' then
-  busy_until = state.held_until
+  busy_until = state.first_end
 elseif not state.writer and state.claimed_until > 0 then
   -- a waiting writer goes first (its own write hold lets the owner read: that is a downgrade)
   busy_until = state.claimed_until

@@ -9,15 +9,16 @@ local function rw_now()
 end
 
 -- Drops the holds and waiting writers whose time is up, and returns who is left:
--- readers (read holds), writer (the write hold's field or nil), held_until (the latest lease end of a
--- hold), claims (waiting writers' fields to their end), claimed_until (the latest of those).
+-- readers (read holds), writer (the write hold's field or nil), first_end (the earliest lease end of a
+-- hold: a waiter looks again then, since a holder that died frees its share there), claims (waiting
+-- writers' fields to their end), claimed_until (the latest of those).
 local function rw_state(hash, now)
   local flat = redis.call('hgetall', hash)
   local values = {}
   for i = 1, #flat, 2 do
     values[flat[i]] = flat[i + 1]
   end
-  local state = { readers = 0, writer = nil, held_until = 0, claims = {}, claimed_until = 0 }
+  local state = { readers = 0, writer = nil, first_end = nil, claims = {}, claimed_until = 0 }
   for field, value in pairs(values) do
     local suffix = string.sub(field, -2)
     if suffix == ':i' then
@@ -34,7 +35,7 @@ local function rw_state(hash, now)
       if ends <= now then
         redis.call('hdel', hash, field, field .. ':e', field .. ':t')
       else
-        state.held_until = math.max(state.held_until, ends)
+        state.first_end = math.min(state.first_end or ends, ends)
         if suffix == ':w' then
           state.writer = field
         else
