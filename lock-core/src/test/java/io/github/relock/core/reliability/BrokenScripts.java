@@ -33,6 +33,12 @@ public final class BrokenScripts {
     static final String RELEASE_NO_OWNER_CHECK = "release-no-owner-check";
     /** Renewal that puts a vanished hold back instead of reporting it lost. */
     static final String RENEW_RESURRECTS = "renew-resurrects";
+    /** Read-write acquire that gives a new hold no lease of its own: it lives as long as the hash, shared by all. */
+    static final String RW_ACQUIRE_SHARED_LEASE = "rw-acquire-shared-lease";
+    /** Read-write acquire whose readers pass a waiting writer: a stream of readers starves the writers. */
+    static final String RW_ACQUIRE_IGNORES_WAITING_WRITER = "rw-acquire-ignores-waiting-writer";
+    /** A fair lock's line that never drops a lapsed place: a dead waiter at its head jams the line. */
+    static final String LINE_KEEPS_LAPSED_PLACES = "line-keeps-lapsed-places";
 
     private BrokenScripts() {
     }
@@ -80,7 +86,31 @@ public final class BrokenScripts {
                     "if redis.call('hexists', KEYS[i], field) == 1 then",
                     "redis.call('hsetnx', KEYS[i], field, 1) -- BROKEN: puts a vanished hold back\n"
                             + "  if redis.call('hexists', KEYS[i], field) == 1 then"));
+            case RW_ACQUIRE_SHARED_LEASE -> swap(LuaScript.RW_ACQUIRE, replace(LuaScript.RW_ACQUIRE,
+                    "redis.call('hset', hash, field, 1, field .. ':e', string.format('%d', now + lease), field .. ':t', "
+                            + "token)",
+                    "redis.call('hset', hash, field, 1, field .. ':t', token) -- BROKEN: no lease of its own"));
+            case RW_ACQUIRE_IGNORES_WAITING_WRITER -> swap(LuaScript.RW_ACQUIRE, replace(LuaScript.RW_ACQUIRE,
+                    "elseif not state.writer and state.claimed_until > 0 then",
+                    "elseif false then -- BROKEN: readers pass a waiting writer"));
+            case LINE_KEEPS_LAPSED_PLACES -> all(
+                    // line.lua is prepended to each script that reads the line
+                    swap(LuaScript.ACQUIRE, keepLapsedPlaces(LuaScript.ACQUIRE)),
+                    swap(LuaScript.RELEASE, keepLapsedPlaces(LuaScript.RELEASE)),
+                    swap(LuaScript.FAIR_LEAVE, keepLapsedPlaces(LuaScript.FAIR_LEAVE)));
             default -> throw new IllegalArgumentException("unknown breakage " + breakage);
+        };
+    }
+
+    private static String keepLapsedPlaces(LuaScript<?> script) {
+        return replace(script, "if kept > now then", "if true then -- BROKEN: a lapsed place stays at the head");
+    }
+
+    private static Swap all(Swap... swaps) {
+        return () -> {
+            for (Swap swap : swaps) {
+                swap.close();
+            }
         };
     }
 

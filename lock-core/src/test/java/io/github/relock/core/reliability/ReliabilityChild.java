@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.relock.core.HeldLock;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.internal.LockCommands;
@@ -22,11 +23,12 @@ import io.github.relock.core.internal.LockKeys;
  * A lock user in its own JVM, so that scenarios can SIGKILL or SIGSTOP a real holder (watchdog and all)
  * or act as "another process". Arguments are {@code key=value} pairs: {@code mode} (hold, nonowner),
  * {@code port}, {@code name}, {@code lease} (fixed lease in ms) or {@code watchdog} (watchdog timeout in
- * ms), optionally {@code broken} (a {@link BrokenScripts} breakage to apply in this JVM) and {@code ready}
- * (print {@code READY} once connected and wait for {@code acquire} on stdin before taking the lock).
+ * ms), optionally {@code kind} ({@code read}: the read side of a read-write lock, {@code fair}: a fair lock;
+ * otherwise an exclusive lock), {@code broken} (a {@link BrokenScripts} breakage to apply in this JVM) and
+ * {@code ready} (print {@code READY} once connected and wait for {@code acquire} on stdin before taking the lock).
  *
  * <p>Talks on stdout, with {@link System#nanoTime()} instants the parent can compare with its own:
- * {@code HELD <token> <acquiredNanos> <invokedNanos>}, {@code WRITE <token> <nanos>}, {@code LOST <token>
+ * {@code HELD <token> <acquiredNanos> <invokedNanos> <ownerId>}, {@code WRITE <token> <nanos>}, {@code LOST <token>
  * <nanos>}, {@code UNLOCK <outcome>}, {@code RESULT ...}. Reads commands on stdin: {@code write-loop},
  * {@code stop-writes}, {@code unlock}, {@code reacquire}, {@code exit}.
  */
@@ -54,7 +56,11 @@ public final class ReliabilityChild {
     }
 
     private static void hold(RedisLockClient client, Map<String, String> args) throws Exception {
-        ReentrantDistributedLock lock = client.getLock(args.get("name"));
+        ReentrantDistributedLock lock = switch (args.getOrDefault("kind", "exclusive")) {
+            case "read" -> client.getReadWriteLock(args.get("name")).readLock();
+            case "fair" -> client.getFairLock(args.get("name"));
+            default -> client.getLock(args.get("name"));
+        };
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         if (args.containsKey("ready")) {
             lock.isLocked(); // connected and warmed up
@@ -64,7 +70,7 @@ public final class ReliabilityChild {
                 System.exit(3);
             }
         }
-        acquire(lock, args);
+        acquire(client, lock, args);
         AtomicBoolean writing = new AtomicBoolean();
         for (String line; (line = in.readLine()) != null; ) {
             switch (line.trim()) {
@@ -83,7 +89,7 @@ public final class ReliabilityChild {
                         say("UNLOCK " + ex.getClass().getSimpleName());
                     }
                 }
-                case "reacquire" -> acquire(lock, args);
+                case "reacquire" -> acquire(client, lock, args);
                 case "exit" -> System.exit(0); // no unlock, no close: what a JVM that just ends does
                 default -> say("UNKNOWN " + line);
             }
@@ -162,7 +168,8 @@ public final class ReliabilityChild {
         System.exit(0);
     }
 
-    private static void acquire(ReentrantDistributedLock lock, Map<String, String> args) throws InterruptedException {
+    private static void acquire(RedisLockClient client, ReentrantDistributedLock lock, Map<String, String> args)
+            throws InterruptedException {
         long invoked = System.nanoTime();
         boolean held = args.containsKey("lease")
                 ? lock.tryLock(30, Long.parseLong(args.get("lease")), TimeUnit.MILLISECONDS)
@@ -172,7 +179,10 @@ public final class ReliabilityChild {
             say("NOT-ACQUIRED");
             System.exit(2);
         }
-        say("HELD " + lock.fencingToken() + " " + acquired + " " + invoked);
+        // the owner id names this hold in Redis, for a parent that must read its own lease there
+        String owner = client.heldLocks().stream().filter(h -> h.key().equals(lock.getKey())).findFirst()
+                .map(HeldLock::ownerId).orElse("?");
+        say("HELD " + lock.fencingToken() + " " + acquired + " " + invoked + " " + owner);
     }
 
     private static void startWriting(long token, AtomicBoolean writing) {
