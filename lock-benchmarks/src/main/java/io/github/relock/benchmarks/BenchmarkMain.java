@@ -22,6 +22,7 @@ import io.github.relock.benchmarks.report.Environment;
 import io.github.relock.benchmarks.report.Report;
 import io.github.relock.benchmarks.workloads.Contended;
 import io.github.relock.benchmarks.workloads.Measurement;
+import io.github.relock.benchmarks.workloads.ReadMostly;
 import io.github.relock.benchmarks.workloads.Reentry;
 import io.github.relock.benchmarks.workloads.RunContext;
 import io.github.relock.benchmarks.workloads.Uncontended;
@@ -75,12 +76,21 @@ public final class BenchmarkMain {
             warmUp(libraries, options, admin);
             for (Workload workload : workloads(options)) {
                 report.describe(workload.description());
+                List<LockLibrary> running = new ArrayList<>();
+                for (LockLibrary library : libraries) {
+                    if (workload.needsLockKinds() && !library.hasLockKinds()) {
+                        report.skip(library.id(), workload.id(), library.noLockKindsReason());
+                    }
+                    else {
+                        running.add(library);
+                    }
+                }
                 Map<String, List<Measurement>> runs = new LinkedHashMap<>();
-                libraries.forEach(l -> runs.put(l.id(), new ArrayList<>()));
-                for (int round = 0; round < options.rounds(); round++) {
+                running.forEach(l -> runs.put(l.id(), new ArrayList<>()));
+                for (int round = 0; round < options.rounds() && !running.isEmpty(); round++) {
                     // rotate the order, so no library always runs right after the same neighbour
-                    for (int i = 0; i < libraries.size(); i++) {
-                        LockLibrary library = libraries.get((i + round) % libraries.size());
+                    for (int i = 0; i < running.size(); i++) {
+                        LockLibrary library = running.get((i + round) % running.size());
                         progress(library.id() + " " + workload.id() + " round " + (round + 1) + "/" + options.rounds());
                         runs.get(library.id()).add(guarded(library, workload, context, round == 0));
                     }
@@ -143,7 +153,7 @@ public final class BenchmarkMain {
                 + options.warmup().toMillis() + " ms warm-up + " + options.duration().toMillis()
                 + " ms measured (ops/s: median run, with the slowest and fastest); MONITOR pass "
                 + options.countDuration().toMillis() + " ms in the first run; W2 threads " + options.threads()
-                + "; W3 " + options.clients() + " clients x " + options.clientThreads() + " threads");
+                + "; W3, W5, W6 " + options.clients() + " clients x " + options.clientThreads() + " threads");
         report.header("Redis calls/op: INFO commandstats delta over the measured window, every command Redis ran "
                 + "including those inside Lua scripts. Client cmds/op: commands the clients sent (round trips), from "
                 + "a separate MONITOR pass, since MONITOR slows Redis down");
@@ -175,8 +185,10 @@ public final class BenchmarkMain {
             switch (id) {
                 case "W1" -> workloads.add(Uncontended.w1());
                 case "W2" -> workloads.add(Uncontended.w2(options.threads()));
-                case "W3" -> workloads.add(new Contended(options.clients(), options.clientThreads()));
+                case "W3" -> workloads.add(Contended.w3(options.clients(), options.clientThreads()));
                 case "W4" -> workloads.add(new Reentry());
+                case "W5" -> workloads.add(new ReadMostly(options.clients(), options.clientThreads()));
+                case "W6" -> workloads.add(Contended.w6(options.clients(), options.clientThreads()));
                 default -> {
                     // watchdog and annotation have their own tables
                 }

@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param countDuration    extra pass with MONITOR attached that splits client commands from the calls
  *                         scripts make inside Redis; zero skips it
  * @param threads          W2 threads on one client
- * @param clients          W3 independent clients
- * @param clientThreads    W3 threads per client
+ * @param clients          W3, W5 and W6 independent clients
+ * @param clientThreads    W3, W5 and W6 threads per client
  * @param libraries        library ids, in table order
  * @param workloads        workload ids, in table order
  * @param watchdogLocks    locks held during the watchdog workload
@@ -40,7 +40,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
         Duration watchdogTimeout, Duration annotationDuration, @Nullable Path candidate, @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
-    public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "watchdog", "annotation");
+    public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "watchdog",
+            "annotation");
 
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
@@ -100,10 +101,12 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --rounds=3               runs per library and workload, interleaved; the median is shown
                   --count-duration=1s      MONITOR pass that counts client commands, first round (0 to skip)
                   --threads=16             W2 threads on one client
-                  --clients=4              W3 independent clients ...
+                  --clients=4              W3, W5 and W6 independent clients ...
                   --client-threads=4       ... and threads per client, all on one key
+                                           (W5: read-write lock, 90% reads; W6: fair lock; both
+                                           run only relock and redisson, the others have neither)
                   --libs=relock,redisson,si-spin,si-pubsub,raw
-                  --workloads=W1,W2,W3,W4,watchdog,annotation
+                  --workloads=W1,W2,W3,W4,W5,W6,watchdog,annotation
                   --watchdog-locks=1000    locks held in the watchdog workload
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library

@@ -28,6 +28,7 @@ public final class CandidateRelockLibrary implements LockLibrary {
 
     private final Path location;
     private final ClassLoader loader;
+    private final boolean lockKinds;
 
     public CandidateRelockLibrary(Path location) {
         this.location = location;
@@ -37,6 +38,7 @@ public final class CandidateRelockLibrary implements LockLibrary {
         catch (MalformedURLException ex) {
             throw new IllegalArgumentException("not a usable path: " + location, ex);
         }
+        this.lockKinds = lockKinds(loader);
     }
 
     @Override
@@ -47,6 +49,16 @@ public final class CandidateRelockLibrary implements LockLibrary {
     @Override
     public String description() {
         return "relock with lock-core from " + location + " (same adapter as relock)";
+    }
+
+    @Override
+    public boolean hasLockKinds() {
+        return lockKinds;
+    }
+
+    @Override
+    public String noLockKindsReason() {
+        return "the candidate lock-core at " + location + " has no getReadWriteLock and getFairLock";
     }
 
     @Override
@@ -71,6 +83,27 @@ public final class CandidateRelockLibrary implements LockLibrary {
                 }
 
                 @Override
+                public BenchLock readLock(String name) {
+                    return side(name, "readLock");
+                }
+
+                @Override
+                public BenchLock writeLock(String name) {
+                    return side(name, "writeLock");
+                }
+
+                @Override
+                public BenchLock fairLock(String name) {
+                    return BenchLock.of((Lock) invoke(coreMethod("RedisLockClient", "getFairLock", String.class), client,
+                            name));
+                }
+
+                private BenchLock side(String name, String which) {
+                    Object readWrite = invoke(coreMethod("RedisLockClient", "getReadWriteLock", String.class), client, name);
+                    return BenchLock.of((Lock) invoke(coreMethod("ReadWriteDistributedLock", which), readWrite));
+                }
+
+                @Override
                 public void close() {
                     invoke(close, client);
                     factory.destroy();
@@ -80,6 +113,29 @@ public final class CandidateRelockLibrary implements LockLibrary {
         catch (ReflectiveOperationException ex) {
             factory.destroy();
             throw new IllegalStateException("the candidate lock-core at " + location + " has no usable RedisLockClient", ex);
+        }
+    }
+
+    /** Whether this build of lock-core has read-write and fair locks; an older one still runs W1-W4. */
+    private static boolean lockKinds(ClassLoader loader) {
+        try {
+            Class<?> clientType = loader.loadClass(CORE + "RedisLockClient");
+            clientType.getMethod("getReadWriteLock", String.class);
+            clientType.getMethod("getFairLock", String.class);
+            return true;
+        }
+        catch (ReflectiveOperationException | LinkageError ex) {
+            return false;
+        }
+    }
+
+    /** A method of the candidate's public API, looked up through its interfaces: the implementations are not public. */
+    private Method coreMethod(String type, String name, Class<?>... parameters) {
+        try {
+            return loader.loadClass(CORE + type).getMethod(name, parameters);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new UnsupportedOperationException(noLockKindsReason(), ex);
         }
     }
 

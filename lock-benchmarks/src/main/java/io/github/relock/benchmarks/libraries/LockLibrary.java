@@ -35,14 +35,47 @@ public interface LockLibrary {
         return "";
     }
 
+    /**
+     * Whether its clients hand out read-write and fair locks ({@link LockClient#readLock},
+     * {@link LockClient#writeLock}, {@link LockClient#fairLock}); W5 and W6 skip a library that does not.
+     */
+    default boolean hasLockKinds() {
+        return false;
+    }
+
+    /** Why {@link #hasLockKinds()} is false, for the report. */
+    default String noLockKindsReason() {
+        return id() + " has no read-write or fair lock";
+    }
+
     /** A client of one library: thread-safe, hands out lock handles. */
     interface LockClient extends AutoCloseable {
 
         /** A handle on the lock {@code name}; workloads fetch it once per thread and reuse it. */
         BenchLock lock(String name);
 
+        /** The shared side of the read-write lock {@code name}; only if the library {@link LockLibrary#hasLockKinds()}. */
+        default BenchLock readLock(String name) {
+            throw unsupported("read-write");
+        }
+
+        /** The exclusive side of the read-write lock {@code name}. */
+        default BenchLock writeLock(String name) {
+            throw unsupported("read-write");
+        }
+
+        /** The first-come, first-served lock {@code name}. */
+        default BenchLock fairLock(String name) {
+            throw unsupported("fair");
+        }
+
         @Override
         void close();
+
+        private UnsupportedOperationException unsupported(String kind) {
+            return new UnsupportedOperationException("this library has no " + kind
+                    + " lock: W5 and W6 run only libraries whose hasLockKinds() is true");
+        }
     }
 
     /** The two calls the workloads make; ownership is the calling thread's, as with {@code java.util.concurrent.locks.Lock}. */

@@ -66,6 +66,11 @@ public final class RawLibrary implements LockLibrary {
     }
 
     @Override
+    public String noLockKindsReason() {
+        return "RAW runs only the exclusive lock's scripts: it is the round-trip floor, not a lock library";
+    }
+
+    @Override
     public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
         RedisClient client = RedisClient.create(RedisURI.create(target.host(), target.port()));
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);

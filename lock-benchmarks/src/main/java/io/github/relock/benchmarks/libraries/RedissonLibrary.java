@@ -25,7 +25,13 @@ public final class RedissonLibrary implements LockLibrary {
 
     @Override
     public String description() {
-        return "Redisson " + version + " RLock (default config, connection pings off)";
+        return "Redisson " + version + " RLock (default config, connection pings off); W5 getReadWriteLock, "
+                + "W6 getFairLock";
+    }
+
+    @Override
+    public boolean hasLockKinds() {
+        return true;
     }
 
     @Override
@@ -43,6 +49,21 @@ public final class RedissonLibrary implements LockLibrary {
             public BenchLock lock(String name) {
                 RLock lock = redisson.getLock("bench:redisson:" + name);
                 return BenchLock.of(lock);
+            }
+
+            @Override
+            public BenchLock readLock(String name) {
+                return BenchLock.of(redisson.getReadWriteLock("bench:redisson:" + name).readLock());
+            }
+
+            @Override
+            public BenchLock writeLock(String name) {
+                return BenchLock.of(redisson.getReadWriteLock("bench:redisson:" + name).writeLock());
+            }
+
+            @Override
+            public BenchLock fairLock(String name) {
+                return BenchLock.of(redisson.getFairLock("bench:redisson:" + name));
             }
 
             @Override

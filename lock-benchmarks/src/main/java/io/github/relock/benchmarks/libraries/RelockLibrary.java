@@ -25,7 +25,13 @@ public final class RelockLibrary implements LockLibrary {
 
     @Override
     public String description() {
-        return "relock " + version + " ReentrantDistributedLock (Lettuce, shared native connection)";
+        return "relock " + version + " ReentrantDistributedLock (Lettuce, shared native connection); W5 getReadWriteLock, "
+                + "W6 getFairLock";
+    }
+
+    @Override
+    public boolean hasLockKinds() {
+        return true;
     }
 
     @Override
@@ -41,6 +47,21 @@ public final class RelockLibrary implements LockLibrary {
             public BenchLock lock(String name) {
                 ReentrantDistributedLock lock = client.getLock(name);
                 return BenchLock.of(lock);
+            }
+
+            @Override
+            public BenchLock readLock(String name) {
+                return BenchLock.of(client.getReadWriteLock(name).readLock());
+            }
+
+            @Override
+            public BenchLock writeLock(String name) {
+                return BenchLock.of(client.getReadWriteLock(name).writeLock());
+            }
+
+            @Override
+            public BenchLock fairLock(String name) {
+                return BenchLock.of(client.getFairLock(name));
             }
 
             @Override

@@ -40,6 +40,11 @@ public final class SpringIntegrationLibrary implements LockLibrary {
     }
 
     @Override
+    public String noLockKindsReason() {
+        return "RedisLockRegistry has no read-write or fair lock";
+    }
+
+    @Override
     public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
         LettuceConnectionFactory factory = RelockLibrary.startedFactory(target);
         RedisLockRegistry registry = watchdogTimeout == null ? new RedisLockRegistry(factory, "bench:si")

@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  *                         workload's (a pair, the wait in lock(), a re-entry sequence)
  * @param p99Micros        99th percentile
  * @param maxMicros        maximum
+ * @param latencyByKind    the same latency by kind of operation (W5: read, write); empty for one kind
  * @param callsPerOp       every command Redis executed per operation, scripts' inner calls included
  *                         ({@code INFO commandstats} deltas over the measured windows)
  * @param clientCmdsPerOp  commands the clients sent per operation (MONITOR pass); null if not counted
@@ -32,7 +33,8 @@ import org.jspecify.annotations.Nullable;
  * @param note             anything the reader must know about this row
  */
 public record Result(String library, String workload, String threads, double opsPerSecond, double opsMin,
-        double opsMax, int runs, double p50Micros, double p99Micros, double maxMicros, double callsPerOp,
+        double opsMax, int runs, double p50Micros, double p99Micros, double maxMicros,
+        Map<String, KindLatency> latencyByKind, double callsPerOp,
         @Nullable Double clientCmdsPerOp, Map<String, Double> clientMix, double clientCpuMicros,
         double redisCpuMicros, double clientBytes, long overlaps, long errors, String note) {
 }

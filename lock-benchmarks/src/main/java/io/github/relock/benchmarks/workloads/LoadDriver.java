@@ -3,7 +3,9 @@ package io.github.relock.benchmarks.workloads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
@@ -24,18 +26,29 @@ final class LoadDriver {
     @FunctionalInterface
     interface Operation {
         long run() throws Exception;
+
+        /**
+         * For a workload with two kinds of operation (W5's reads and writes): the kind of the one that just
+         * ran, so that its latency is also recorded apart from the other kind's; "" when there is one kind.
+         */
+        default String lastKind() {
+            return "";
+        }
     }
 
     private enum Phase { WARMUP, COUNT, MEASURE, STOP }
 
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(120);
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
+    /** A waiter still in lock() this long after the window is a stall (a lost wake-up sleeps out a lease). */
+    private static final Duration SLOW_DRAIN = Duration.ofSeconds(5);
 
     private volatile Phase phase = Phase.WARMUP;
 
     private final class Worker extends Thread {
         final Operation operation;
         final Histogram latency = new Histogram(HIGHEST_NANOS, 3);
+        final Map<String, Histogram> latencyByKind = new TreeMap<>();
         long counted;
         long measured;
         long errors;
@@ -64,7 +77,12 @@ final class LoadDriver {
                 }
                 Phase now = phase; // the phase an operation ends in is the one it counts for
                 if (now == Phase.MEASURE) {
-                    latency.recordValue(Math.min(Math.max(nanos, 0), HIGHEST_NANOS));
+                    long recorded = Math.min(Math.max(nanos, 0), HIGHEST_NANOS);
+                    latency.recordValue(recorded);
+                    String kind = operation.lastKind();
+                    if (!kind.isEmpty()) {
+                        latencyByKind.computeIfAbsent(kind, k -> new Histogram(HIGHEST_NANOS, 3)).recordValue(recorded);
+                    }
                     measured++;
                 }
                 else if (now == Phase.COUNT) {
@@ -118,6 +136,7 @@ final class LoadDriver {
         CommandStats calls = context.admin().commandStats().minus(before);
 
         Histogram latency = new Histogram(HIGHEST_NANOS, 3);
+        Map<String, Histogram> latencyByKind = new TreeMap<>();
         long counted = 0;
         long measured = 0;
         long errors = 0;
@@ -125,6 +144,8 @@ final class LoadDriver {
         for (Worker worker : workers) {
             join(worker);
             latency.add(worker.latency);
+            worker.latencyByKind.forEach((kind, h) -> latencyByKind.computeIfAbsent(kind,
+                    k -> new Histogram(HIGHEST_NANOS, 3)).add(h));
             counted += worker.counted;
             measured += worker.measured;
             errors += worker.errors;
@@ -136,12 +157,17 @@ final class LoadDriver {
         for (OverlapGuard guard : guards) {
             overlaps += guard.violations();
         }
+        // an operation that ends after the window is not recorded, so a stall there would otherwise go unseen
+        long drainNanos = System.nanoTime() - end;
+        String fullNote = drainNanos < SLOW_DRAIN.toNanos() ? note : (note.isEmpty() ? "" : note + "; ")
+                + String.format(Locale.ROOT, "last operation ended %.1f s after the window", drainNanos / 1e9);
         if (firstError != null) {
             System.err.printf("%s %s: %d operation(s) failed, first: %s%n", library, workload, errors, firstError);
             firstError.printStackTrace(System.err);
         }
-        return new Measurement(library, workload, threads, measured, (end - start) / 1e9, latency, calls.total(),
-                counting ? counted : 0, mix, cpu.clientNanos(), cpu.redisNanos(), cpu.clientBytes(), overlaps, errors, note);
+        return new Measurement(library, workload, threads, measured, (end - start) / 1e9, latency, latencyByKind,
+                calls.total(), counting ? counted : 0, mix, cpu.clientNanos(), cpu.redisNanos(), cpu.clientBytes(), overlaps,
+                errors, fullNote);
     }
 
     private static void join(Worker worker) {

@@ -11,6 +11,11 @@ public interface Workload {
     /** What it does and what its latency column means. */
     String description();
 
+    /** Whether it takes read-write or fair locks, so that a library without them is skipped, not failed. */
+    default boolean needsLockKinds() {
+        return false;
+    }
+
     /**
      * One fresh run: new clients, warm-up, measured window, clients closed.
      *
