@@ -362,21 +362,23 @@ class ReadWriteLockTest {
         assertThat(other.getReadWriteLock("doc:14").writeLock().forceUnlock()).isFalse();
     }
 
+    /** 50,000 operations by 4 clients x 4 threads, 90% reads. */
     @Test
+    @Timeout(180)
     void writersExcludeEveryoneUnderMixedLoad() throws Exception {
         ExclusionChecker writers = new ExclusionChecker(1);
         AtomicInteger readersInside = new AtomicInteger();
         AtomicInteger writersInside = new AtomicInteger();
         AtomicLong writerOverlaps = new AtomicLong();
         AtomicInteger mostReaders = new AtomicInteger();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        AtomicLong operations = new AtomicLong();
         List<Future<?>> workers = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
             RedisLockClient worker = newClient(Duration.ofSeconds(30));
             for (int t = 0; t < 4; t++) {
                 workers.add(pool.submit(() -> {
                     ReadWriteDistributedLock doc = worker.getReadWriteLock("doc:mixed");
-                    while (System.nanoTime() < end) {
+                    while (operations.incrementAndGet() <= 50_000) {
                         boolean writing = java.util.concurrent.ThreadLocalRandom.current().nextInt(10) == 0;
                         ReentrantDistributedLock side = writing ? doc.writeLock() : doc.readLock();
                         if (!side.tryLock(10, TimeUnit.SECONDS)) {
@@ -396,7 +398,7 @@ class ReadWriteLockTest {
                                 if (writersInside.get() != 0) {
                                     writerOverlaps.incrementAndGet();
                                 }
-                                Thread.sleep(1);
+                                Thread.yield(); // a moment inside, for another reader or a writer to meet
                                 readersInside.decrementAndGet();
                             }
                         }
@@ -409,9 +411,9 @@ class ReadWriteLockTest {
             }
         }
         for (Future<?> worker : workers) {
-            worker.get(60, TimeUnit.SECONDS);
+            worker.get(170, TimeUnit.SECONDS);
         }
-        assertThat(writers.sections()).as("writes happened").isPositive();
+        assertThat(writers.sections()).as("writes happened").isGreaterThan(2_000);
         assertThat(writerOverlaps.get()).as("a writer with anyone else inside").isZero();
         assertThat(writers.overlaps()).isZero();
         assertThat(writers.lostUpdates()).isZero();
