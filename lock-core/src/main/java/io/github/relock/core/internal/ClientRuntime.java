@@ -77,26 +77,26 @@ public final class ClientRuntime implements AutoCloseable {
 
     /** A fair lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReentrantDistributedLock fairLock(String name, @Nullable String ownerId) {
-        checkOpen();
-        checkOwner(ownerId);
-        if (context.commands().awaitsReplicas()) {
-            throw new UnsupportedOperationException("Fair locks do not wait for replicas yet: use a client "
-                    + "without minReplicas for lock '" + name + "', or an exclusive lock");
-        }
+        checkKind("Fair", name, ownerId);
         return new RedisReentrantLock(FairKind.keys(keyPrefix, LockNames.check(name)), context, ownerId);
     }
 
     /** Both sides of a read-write lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReadWriteDistributedLock readWriteLock(String name, @Nullable String ownerId) {
-        checkOpen();
-        checkOwner(ownerId);
-        if (context.commands().awaitsReplicas()) {
-            throw new UnsupportedOperationException("Read-write locks do not wait for replicas yet: use a client "
-                    + "without minReplicas for lock '" + name + "', or an exclusive lock");
-        }
+        checkKind("Read-write", name, ownerId);
         LockKeys[] sides = ReadWriteSide.keys(keyPrefix, LockNames.check(name));
         return new RedisReadWriteLock(name, new RedisReentrantLock(sides[0], context, ownerId),
                 new RedisReentrantLock(sides[1], context, ownerId));
+    }
+
+    /** The checks before a handle on a lock of a kind other than exclusive; none of them waits for replicas yet. */
+    private void checkKind(String kind, String name, @Nullable String ownerId) {
+        checkOpen();
+        checkOwner(ownerId);
+        if (context.commands().awaitsReplicas()) {
+            throw new UnsupportedOperationException(kind + " locks do not wait for replicas yet: use a client "
+                    + "without minReplicas for lock '" + name + "', or an exclusive lock");
+        }
     }
 
     private void checkOwner(@Nullable String ownerId) {
