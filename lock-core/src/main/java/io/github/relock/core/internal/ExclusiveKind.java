@@ -25,21 +25,6 @@ final class ExclusiveKind implements LockKind {
     }
 
     @Override
-    public boolean forceRelease(LockCommands commands, Hold hold) {
-        return commands.forceRelease(hold);
-    }
-
-    @Override
-    public int holdCount(LockCommands commands, LockKeys keys, String field) {
-        return commands.holdCount(keys, field);
-    }
-
-    @Override
-    public boolean forceUnlock(LockCommands commands, LockKeys keys) {
-        return commands.forceUnlock(keys);
-    }
-
-    @Override
     public boolean handsOff() {
         return true;
     }

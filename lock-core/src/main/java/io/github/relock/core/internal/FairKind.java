@@ -52,21 +52,6 @@ final class FairKind implements LockKind {
     }
 
     @Override
-    public boolean forceRelease(LockCommands commands, Hold hold) {
-        return commands.forceRelease(hold);
-    }
-
-    @Override
-    public int holdCount(LockCommands commands, LockKeys keys, String field) {
-        return commands.holdCount(keys, field);
-    }
-
-    @Override
-    public boolean forceUnlock(LockCommands commands, LockKeys keys) {
-        return commands.forceUnlock(keys);
-    }
-
-    @Override
     public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
         commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(),
                 line, places, field, keys.channelBytes()));

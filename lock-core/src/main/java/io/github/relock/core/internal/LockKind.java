@@ -2,7 +2,8 @@ package io.github.relock.core.internal;
 
 /**
  * What sets one kind of lock apart: its scripts and the Redis hash field that records an owner's holds. The
- * wait, the watchdog, the holds and the handle's API are the same for every kind.
+ * wait, the watchdog, the holds and the handle's API are the same for every kind. The defaults are the
+ * exclusive lock's, whose hash a fair lock shares.
  */
 interface LockKind {
 
@@ -22,12 +23,18 @@ interface LockKind {
     long release(LockCommands commands, Hold hold, int holdsBefore);
 
     /** Ends this very hold as a loss, whatever its count; false if it was gone already. */
-    boolean forceRelease(LockCommands commands, Hold hold);
+    default boolean forceRelease(LockCommands commands, Hold hold) {
+        return commands.forceRelease(hold);
+    }
 
-    int holdCount(LockCommands commands, LockKeys keys, String field);
+    default int holdCount(LockCommands commands, LockKeys keys, String field) {
+        return commands.holdCount(keys, field);
+    }
 
     /** Ends the lock whoever holds it; true if it was held. */
-    boolean forceUnlock(LockCommands commands, LockKeys keys);
+    default boolean forceUnlock(LockCommands commands, LockKeys keys) {
+        return commands.forceUnlock(keys);
+    }
 
     /**
      * Refuses, before any round trip, an acquisition by {@code ownerId} that could never succeed; nothing to
