@@ -154,6 +154,16 @@ class ReadWriteLockTest {
         doc.writeLock().unlock();
     }
 
+    /** Found by a break-it pass: a read hold whose fixed lease ran out is no hold, so asking for write is no upgrade. */
+    @Test
+    void aReadHoldWhoseFixedLeaseEndedDoesNotCountAsAnUpgrade() throws Exception {
+        ReadWriteDistributedLock doc = client.getReadWriteLock("doc:16");
+        assertThat(doc.readLock().tryLock(0, 200, TimeUnit.MILLISECONDS)).isTrue();
+        Thread.sleep(500);
+        assertThat(doc.writeLock().tryLock()).isTrue();
+        doc.writeLock().unlock();
+    }
+
     @Test
     void aWriterGetsInWhileReadersArriveContinuously() throws Exception {
         AtomicBoolean running = new AtomicBoolean(true);

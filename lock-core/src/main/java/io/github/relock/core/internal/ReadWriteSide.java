@@ -2,6 +2,8 @@ package io.github.relock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One side of a read-write lock: readers share it, a writer has it alone, and a waiting writer goes before
  * readers that arrive after it. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
@@ -96,12 +98,16 @@ final class ReadWriteSide implements LockKind {
             return;
         }
         Hold read = holds.get(keys, ownerId); // the read hold: same hash, the owner id as field
-        Hold write = holds.get(keys, field(ownerId));
-        if (read != null && !read.lost() && (write == null || write.lost())) {
+        if (held(read) && !held(holds.get(keys, field(ownerId)))) {
             throw new IllegalMonitorStateException("Lock '" + keys.name() + "': " + describedOwner + " holds the read "
                     + "lock and asked for the write lock, which would wait for that read hold forever. Release the "
                     + "read lock first, or take the write lock first and the read lock inside it (a downgrade)");
         }
+    }
+
+    /** Still held as far as this client knows: not lost, and not a fixed lease that ran out. */
+    private static boolean held(@Nullable Hold hold) {
+        return hold != null && !hold.lost() && !hold.fixedLeaseEnded();
     }
 
     @Override
