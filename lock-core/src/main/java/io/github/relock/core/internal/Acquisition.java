@@ -79,6 +79,16 @@ final class Acquisition {
         return reply;
     }
 
+    /** A wait for the lock ended without it: the kind may undo what waiting left (a claim, a place in line). */
+    void gaveUp(Holder holder) {
+        try {
+            Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
+        }
+        catch (RuntimeException ex) {
+            // best effort, since what it leaves behind expires: the wait's own outcome is what the caller sees
+        }
+    }
+
     private void record(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis, boolean watchdog,
             long maxHoldNanos, long sent) {
         if (hold == null) {

@@ -74,7 +74,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     public boolean tryLock() {
         context.openCheck().run();
         Holder holder = holder();
-        keys.kind().check(context.holds(), keys, owner().id(), holder.describe());
+        checkKind();
         return new Acquisition(keys, context, false).attempt(holder, context.watchdogLeaseMillis(), true, maxHoldNanos)
                 .acquired();
     }
@@ -103,7 +103,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             throws InterruptedException {
         Holder holder = holder();
         LockKind kind = keys.kind();
-        kind.check(context.holds(), keys, owner().id(), holder.describe());
+        checkKind();
         Acquisition acquisition = new Acquisition(keys, context, waitNanos > 0);
         ReleaseWaiter.Candidate candidate = !kind.handsOff() ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
@@ -116,18 +116,8 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         }
         finally {
             if (!acquired && waitNanos > 0) {
-                gaveUp(holder);
+                acquisition.gaveUp(holder);
             }
-        }
-    }
-
-    /** Tells the kind that a wait ended without the lock; best effort: what it leaves behind expires. */
-    private void gaveUp(Holder holder) {
-        try {
-            Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
-        }
-        catch (RuntimeException ex) {
-            // the wait's own outcome (false, or the exception under way) is what the caller must see
         }
     }
 
@@ -229,6 +219,16 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         }
     }
 
+    /** The kind's own refusals, with the caller named by its owner id (not the hold's field). */
+    private void checkKind() {
+        OwnerIds.Owner owner = owner();
+        keys.kind().check(context.holds(), keys, owner.id(), new Holder(owner, threadName()).describe());
+    }
+
+    private @Nullable String threadName() {
+        return fixedOwner != null ? null : Thread.currentThread().getName();
+    }
+
     /** Who calls: the explicit owner, or the calling thread's. */
     private OwnerIds.Owner owner() {
         return fixedOwner != null ? fixedOwner : context.owners().currentThread();
@@ -238,8 +238,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     private Holder holder() {
         OwnerIds.Owner owner = owner();
         String field = keys.kind().field(owner.id());
-        OwnerIds.Owner holds = field.equals(owner.id()) ? owner : new OwnerIds.Owner(field);
-        return new Holder(holds, fixedOwner != null ? null : Thread.currentThread().getName());
+        return new Holder(field.equals(owner.id()) ? owner : new OwnerIds.Owner(field), threadName());
     }
 
     @Override
