@@ -2,7 +2,8 @@
 -- KEYS[1] lock hash (layout: rw-state.lua, prepended)   KEYS[2] fencing counter
 -- ARGV[1] the hold's field   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
 -- ARGV[4] 'r' read or 'w' write   ARGV[5] how long the fencing counter is kept, in ms
--- ARGV[6] a writer that will wait: how long its claim on the next turn lasts, in ms (0: it will not wait)
+-- ARGV[6] a caller that will wait: how long its place in the turns lasts unless it tries again, in ms
+-- (0: it will not wait, and takes no place)
 -- Returns {holds, token}: holds >= 1 acquired (token 0 on re-entry), {0, ms} busy (ms: when to look again
 -- at the latest), {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
 local hash, field, lease, expected = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -28,23 +29,27 @@ if expected > 0 then
 end
 
 local busy_until = 0
+local waited = state.waits[field]
+local since = waited and waited[2] or now
 if ARGV[4] == 'w' then
   if state.writer or state.readers > 0 then
     busy_until = state.first_end
+  elseif state.reader_since and state.reader_since < since then
+    busy_until = state.readers_until -- readers that waited before this writer go first
   end
 elseif state.writer and state.writer ~= field .. ':w' then
   busy_until = state.first_end
-elseif not state.writer and state.claimed_until > 0 then
-  -- a waiting writer goes first (its own write hold lets the owner read: that is a downgrade)
-  busy_until = state.claimed_until
+elseif not state.writer and state.writer_since and state.writer_since <= since then
+  -- a writer that waited before this reader goes first (its own write hold lets the owner read: a downgrade)
+  busy_until = state.writers_until
 end
 if busy_until > 0 then
-  local claim = tonumber(ARGV[6])
-  if claim > 0 then
-    -- refreshed on every attempt; a writer that died or gave up stops holding readers back after it
-    redis.call('hset', hash, field .. ':i', string.format('%d', now + claim))
-    rw_keep(hash, claim)
-    busy_until = math.min(busy_until, now + claim * 2 / 3)
+  local keep = tonumber(ARGV[6])
+  if keep > 0 then
+    -- refreshed on every attempt, since kept: a waiter that died or gave up stops counting after keep ms
+    redis.call('hset', hash, field .. ':i', string.format('%d:%d', now + keep, since))
+    rw_keep(hash, keep)
+    busy_until = math.min(busy_until, now + keep * 2 / 3)
   end
   return {0, math.max(busy_until - now, 1)}
 end

@@ -1,33 +1,43 @@
 -- Prepended to the read-write lock's scripts: the layout of its hash, in one place.
 -- Each hold is a field F = hold count, with F..':e' = when its own lease ends and F..':t' = its fencing
--- token; F is the owner id for a read hold and the owner id..':w' for a write hold. A writer that waits
--- adds F..':i' = until when new readers must let it go first. Times are Redis server time, in ms.
+-- token; F is the owner id for a read hold and the owner id..':w' for a write hold. An owner that waits
+-- adds F..':i' = 'until:since': since when it waits, and until when that stands unless it tries again.
+-- Waiters go in turns by since: a reader waits for the writers that waited before it, a writer for the
+-- holders and for the readers that waited before it. Times are Redis server time, in ms.
 
 local function rw_now()
   local time = redis.call('time')
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
--- Drops the holds and waiting writers whose time is up, and returns who is left:
--- readers (read holds), writer (the write hold's field or nil), first_end (the earliest lease end of a
--- hold: a waiter looks again then, since a holder that died frees its share there), claims (waiting
--- writers' fields to their end), claimed_until (the latest of those).
+-- Drops the holds and waiters whose time is up, and returns who is left: readers (read holds), writer (the
+-- write hold's field or nil), first_end (the earliest lease end of a hold: a waiter looks again then, since
+-- a holder that died frees its share there), waits (each waiter's field to {until, since}), and for the
+-- waiting writers and readers apart: the earliest since (writer_since, reader_since) and the latest until.
 local function rw_state(hash, now)
   local flat = redis.call('hgetall', hash)
   local values = {}
   for i = 1, #flat, 2 do
     values[flat[i]] = flat[i + 1]
   end
-  local state = { readers = 0, writer = nil, first_end = nil, claims = {}, claimed_until = 0 }
+  local state = { readers = 0, writer = nil, first_end = nil, waits = {}, writers_until = 0, readers_until = 0 }
   for field, value in pairs(values) do
     local suffix = string.sub(field, -2)
     if suffix == ':i' then
-      local ends = tonumber(value)
+      local ends, since = string.match(value, '^(%d+):?(%d*)$')
+      ends, since = tonumber(ends or 0), tonumber(since) or 0
       if ends <= now then
         redis.call('hdel', hash, field)
       else
-        state.claims[string.sub(field, 1, -3)] = ends
-        state.claimed_until = math.max(state.claimed_until, ends)
+        local waiter = string.sub(field, 1, -3)
+        state.waits[waiter] = { ends, since }
+        if string.sub(waiter, -2) == ':w' then
+          state.writer_since = math.min(state.writer_since or since, since)
+          state.writers_until = math.max(state.writers_until, ends)
+        else
+          state.reader_since = math.min(state.reader_since or since, since)
+          state.readers_until = math.max(state.readers_until, ends)
+        end
       end
     elseif suffix ~= ':e' and suffix ~= ':t' then
       -- a hold without a lease of its own (never written so) lives as long as the hash

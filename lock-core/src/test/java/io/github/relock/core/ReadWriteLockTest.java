@@ -103,6 +103,17 @@ class ReadWriteLockTest {
         elsewhere.readLock().unlock();
     }
 
+    /** Found by a break-it pass: the write side reported its hash field (the owner id and ":w") as the owner. */
+    @Test
+    void aWriteHoldIsReportedUnderItsOwnersId() {
+        LockOwner owner = client.newOwner();
+        ReentrantDistributedLock write = client.getReadWriteLock("doc:18", owner).writeLock();
+        write.lock();
+        assertThat(client.heldLocks()).singleElement().satisfies(held -> assertThat(held.ownerId())
+                .isEqualTo(owner.id()));
+        write.unlock();
+    }
+
     @Test
     void bothSidesReenterAndCount() {
         ReadWriteDistributedLock doc = client.getReadWriteLock("doc:2");
@@ -154,6 +165,74 @@ class ReadWriteLockTest {
         doc.writeLock().unlock();
     }
 
+    /** Found by a break-it pass: writers taking turns back to back starved a reader for its whole wait. */
+    @Test
+    void aReaderGetsInWhileWritersTakeTurnsBackToBack() throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicLong writes = new AtomicLong();
+        List<Future<?>> writers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            RedisLockClient writerClient = t % 2 == 0 ? client : other;
+            writers.add(pool.submit(() -> {
+                ReentrantDistributedLock write = writerClient.getReadWriteLock("doc:17").writeLock();
+                while (running.get()) {
+                    if (write.tryLock(5, TimeUnit.SECONDS)) {
+                        writes.incrementAndGet();
+                        Thread.sleep(5);
+                        write.unlock();
+                    }
+                }
+                return null;
+            }));
+        }
+        while (writes.get() < 20) {
+            Thread.sleep(10);
+        }
+        ReentrantDistributedLock read = newClient(Duration.ofSeconds(30)).getReadWriteLock("doc:17").readLock();
+        long started = System.nanoTime();
+        boolean got = read.tryLock(10, TimeUnit.SECONDS);
+        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+        if (got) {
+            read.unlock();
+        }
+        running.set(false);
+        for (Future<?> writer : writers) {
+            writer.get(20, TimeUnit.SECONDS);
+        }
+        assertThat(got).as("the reader got in among writers taking turns").isTrue();
+        assertThat(waited).as("it waited only for the writers that came before it").isLessThan(Duration.ofSeconds(2));
+    }
+
+    /** Eight readers of one client arrive just as the writer leaves: none sleeps for the writer's lease. */
+    @Test
+    void readersOfOneClientArrivingAsTheWriterLeavesAllGetIn() throws Exception {
+        RedisLockClient readers = newClient(Duration.ofSeconds(30));
+        for (int trial = 0; trial < 10; trial++) {
+            String name = "doc:late-" + trial;
+            ReentrantDistributedLock write = client.getReadWriteLock(name).writeLock();
+            write.lock(10, TimeUnit.SECONDS);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Long>> waits = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                waits.add(pool.submit(() -> {
+                    ReentrantDistributedLock read = readers.getReadWriteLock(name).readLock();
+                    go.await();
+                    long started = System.nanoTime();
+                    assertThat(read.tryLock(15, TimeUnit.SECONDS)).isTrue();
+                    long waited = System.nanoTime() - started;
+                    read.unlock();
+                    return waited;
+                }));
+            }
+            go.countDown();
+            Thread.sleep(0, (trial % 10) * 100_000); // the release lands while they attempt and subscribe
+            write.unlock();
+            for (Future<Long> wait : waits) {
+                assertThat(Duration.ofNanos(wait.get(20, TimeUnit.SECONDS))).isLessThan(Duration.ofSeconds(1));
+            }
+        }
+    }
+
     /** Found by a break-it pass: a read hold whose fixed lease ran out is no hold, so asking for write is no upgrade. */
     @Test
     void aReadHoldWhoseFixedLeaseEndedDoesNotCountAsAnUpgrade() throws Exception {
@@ -169,7 +248,7 @@ class ReadWriteLockTest {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong reads = new AtomicLong();
         List<Future<?>> readers = new ArrayList<>();
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < 10; t++) {
             RedisLockClient readerClient = t % 2 == 0 ? client : other;
             readers.add(pool.submit(() -> {
                 ReentrantDistributedLock read = readerClient.getReadWriteLock("doc:5").readLock();
@@ -177,7 +256,7 @@ class ReadWriteLockTest {
                     if (read.tryLock(10, TimeUnit.SECONDS)) {
                         try {
                             reads.incrementAndGet();
-                            Thread.sleep(30); // overlapping reads: the lock is never free without writer priority
+                            Thread.sleep(50); // overlapping reads: the lock is never free without writer priority
                         }
                         finally {
                             read.unlock();

@@ -128,7 +128,7 @@ public final class ClientRuntime implements AutoCloseable {
         List<HeldLock> held = new ArrayList<>();
         for (Hold hold : context.holds().all()) {
             if (!hold.lost()) {
-                held.add(new HeldLock(hold.keys().name(), hold.keys().lock(), hold.ownerId(), hold.ownerThread(),
+                held.add(new HeldLock(hold.keys().name(), hold.keys().lock(), hold.owner(), hold.ownerThread(),
                         hold.count(), hold.fencingToken(), hold.acquiredAt(), hold.leaseExpiresAt(), hold.watchdog()));
             }
         }
@@ -166,7 +166,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void reportLost(Hold hold) {
-        LockLostEvent event = new LockLostEvent(hold.keys().name(), hold.keys().lock(), hold.ownerId(),
+        LockLostEvent event = new LockLostEvent(hold.keys().name(), hold.keys().lock(), hold.owner(),
                 hold.fencingToken(), Instant.now());
         log.warn("Lock '{}' held by {} was lost: its lease ran out, it was force-unlocked, or Redis lost it",
                 event.lockName(), event.ownerId());

@@ -61,6 +61,12 @@ public final class Hold {
         return keys;
     }
 
+    /** The owner as the API names it (a write hold's field carries a suffix; see {@link LockKind#owner}). */
+    public String owner() {
+        return keys.kind().owner(ownerId);
+    }
+
+    /** The hash field of this hold in Redis: the owner id, as {@link LockKind#field} makes it. */
     public String ownerId() {
         return ownerId;
     }

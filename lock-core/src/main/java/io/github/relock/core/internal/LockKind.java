@@ -10,6 +10,11 @@ interface LockKind {
     /** The hash field that records the holds of owner {@code ownerId}. */
     String field(String ownerId);
 
+    /** The owner id whose holds {@code field} records: the inverse of {@link #field}. */
+    default String owner(String field) {
+        return field;
+    }
+
     /**
      * One acquisition round trip.
      *

@@ -5,13 +5,17 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One side of a read-write lock: readers share it, a writer has it alone, and a waiting writer goes before
- * readers that arrive after it. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
+ * One side of a read-write lock: readers share it, a writer has it alone, and waiters go in turns by
+ * arrival: a waiting writer goes before readers that arrive after it, and readers that waited before a
+ * writer go before it, so neither side starves. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
  * lease there, so a crashed reader frees its share when its own lease ends.
  */
 final class ReadWriteSide implements LockKind {
 
-    /** How long a waiting writer's claim lasts unless it tries again: the most a dead writer holds readers back. */
+    /**
+     * How long a waiter's place in the turns lasts unless it tries again: the most a waiter that died holds
+     * others back (a writer holds back later readers, a reader later writers).
+     */
     static final long CLAIM_MILLIS = 2_000;
     private static final byte[] READ = {'r'};
     private static final byte[] WRITE = {'w'};
@@ -56,9 +60,14 @@ final class ReadWriteSide implements LockKind {
     }
 
     @Override
+    public String owner(String field) {
+        return writer ? field.substring(0, field.length() - 2) : field;
+    }
+
+    @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
             boolean lengthensLease, boolean willWait) {
-        byte[] claim = writer && willWait ? CLAIM : NO_CLAIM;
+        byte[] claim = willWait ? CLAIM : NO_CLAIM;
         return commands.runner().run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.RW_ACQUIRE, 2,
                 keys.lockBytes(), keys.fenceBytes(), field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 writer ? WRITE : READ, commands.fenceRetention(), claim)));
@@ -112,10 +121,9 @@ final class ReadWriteSide implements LockKind {
 
     @Override
     public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
-        if (writer) {
-            commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field,
-                    readersChannel));
-        }
+        // a writer held readers back, a reader held back writers that came after it
+        commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field,
+                writer ? readersChannel : writersChannel));
     }
 
     @Override
