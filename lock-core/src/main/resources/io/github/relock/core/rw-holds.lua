@@ -1,12 +1,34 @@
--- The hold count of one field of a read-write lock, 0 if its own lease has ended.
--- KEYS[1] lock hash (layout: rw-state.lua)   ARGV[1] the hold's field
-local values = redis.call('hmget', KEYS[1], ARGV[1], ARGV[1] .. ':e')
-if not values[1] then
-  return 0
-end
+-- What a read-write lock's hash says, counting only holds whose own lease has not ended.
+-- KEYS[1] lock hash (layout: rw-state.lua)   ARGV[1] a hold's field   ARGV[2] what to answer:
+-- 'count' that hold's count (0: none); 'locked' 1 if any hold is alive; 'lease' the ms left of that hold's
+-- lease, or if it has none, of the longest lease of any hold (0: none).
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-if values[2] and tonumber(values[2]) <= now then
-  return 0
+local function left(field)
+  local values = redis.call('hmget', KEYS[1], field, field .. ':e')
+  if not values[1] then
+    return 0
+  end
+  local ends = tonumber(values[2] or (now + math.max(redis.call('pttl', KEYS[1]), 0)))
+  return math.max(ends - now, 0), tonumber(values[1])
 end
-return tonumber(values[1])
+if ARGV[2] == 'count' then
+  local ms, count = left(ARGV[1])
+  return ms > 0 and count or 0
+end
+local own = left(ARGV[1])
+if ARGV[2] == 'lease' and own > 0 then
+  return own
+end
+local longest = 0
+local flat = redis.call('hgetall', KEYS[1])
+for i = 1, #flat, 2 do
+  local suffix = string.sub(flat[i], -2)
+  if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' then
+    longest = math.max(longest, (left(flat[i])))
+  end
+end
+if ARGV[2] == 'locked' then
+  return longest > 0 and 1 or 0
+end
+return longest

@@ -114,6 +114,21 @@ class ReadWriteLockTest {
         write.unlock();
     }
 
+    /** Found by a break-it pass: expired read holds and the hash's longest lease made a free lock look held. */
+    @Test
+    void isLockedAndRemainingLeaseCountOnlyHoldsStillAlive() throws Exception {
+        ReentrantDistributedLock longRead = client.getReadWriteLock("doc:19").readLock();
+        ReentrantDistributedLock shortRead = other.getReadWriteLock("doc:19").readLock();
+        assertThat(longRead.tryLock(0, 10, TimeUnit.SECONDS)).isTrue();
+        assertThat(shortRead.tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue();
+        assertThat(shortRead.remainingLease()).as("its own lease").isLessThanOrEqualTo(Duration.ofMillis(300));
+        assertThat(longRead.remainingLease()).isGreaterThan(Duration.ofSeconds(5));
+        longRead.unlock();
+        Thread.sleep(600); // the short read's lease ends; the hash keeps the long one's TTL
+        assertThat(shortRead.isLocked()).isFalse();
+        assertThat(shortRead.remainingLease()).isZero();
+    }
+
     @Test
     void bothSidesReenterAndCount() {
         ReadWriteDistributedLock doc = client.getReadWriteLock("doc:2");

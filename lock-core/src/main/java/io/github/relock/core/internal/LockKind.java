@@ -36,6 +36,16 @@ interface LockKind {
         return commands.holdCount(keys, field);
     }
 
+    /** Whether anyone holds the lock. */
+    default boolean isLocked(LockCommands commands, LockKeys keys) {
+        return commands.exists(keys);
+    }
+
+    /** How long the lease of {@code field}'s hold has left, or the lock's if that holds nothing; 0: free. */
+    default long remainingLeaseMillis(LockCommands commands, LockKeys keys, String field) {
+        return commands.remainingLeaseMillis(keys);
+    }
+
     /** Ends the lock whoever holds it; true if it was held. */
     default boolean forceUnlock(LockCommands commands, LockKeys keys) {
         return commands.forceUnlock(keys);

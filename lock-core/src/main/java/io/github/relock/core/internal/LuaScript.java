@@ -44,7 +44,7 @@ public final class LuaScript<T> implements RedisScript<T> {
     public static final LuaScript<Long> RW_RELEASE = new LuaScript<>("rw-release.lua", Long.class, "rw-state.lua");
     /** A writer stops waiting; see {@code rw-withdraw.lua}. */
     public static final LuaScript<Long> RW_WITHDRAW = new LuaScript<>("rw-withdraw.lua", Long.class);
-    /** One hold's count in a read-write lock; see {@code rw-holds.lua}. */
+    /** What a read-write lock's hash says of its live holds; see {@code rw-holds.lua}. */
     public static final LuaScript<Long> RW_HOLDS = new LuaScript<>("rw-holds.lua", Long.class);
     /** End every hold of a read-write lock; see {@code rw-force-unlock.lua}. */
     public static final LuaScript<Long> RW_FORCE_UNLOCK = new LuaScript<>("rw-force-unlock.lua", Long.class);

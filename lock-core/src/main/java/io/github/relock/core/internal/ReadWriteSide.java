@@ -90,8 +90,23 @@ final class ReadWriteSide implements LockKind {
 
     @Override
     public int holdCount(LockCommands commands, LockKeys keys, String field) {
+        return (int) holds(commands, keys, field, "count");
+    }
+
+    @Override
+    public boolean isLocked(LockCommands commands, LockKeys keys) {
+        return holds(commands, keys, "", "locked") == 1;
+    }
+
+    @Override
+    public long remainingLeaseMillis(LockCommands commands, LockKeys keys, String field) {
+        return holds(commands, keys, field, "lease");
+    }
+
+    /** The hash as {@code rw-holds.lua} reads it: only holds whose own lease has not ended count. */
+    private static long holds(LockCommands commands, LockKeys keys, String field, String question) {
         return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
-                Encoding.bytes(field))).intValue();
+                Encoding.bytes(field), Encoding.bytes(question)));
     }
 
     @Override

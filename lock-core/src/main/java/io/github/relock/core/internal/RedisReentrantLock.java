@@ -151,7 +151,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public boolean isLocked() {
-        return query(() -> context.commands().exists(keys));
+        return query(() -> keys.kind().isLocked(context.commands(), keys));
     }
 
     @Override
@@ -189,7 +189,8 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public Duration remainingLease() {
-        return Duration.ofMillis(query(() -> context.commands().remainingLeaseMillis(keys)));
+        return Duration.ofMillis(query(() -> keys.kind().remainingLeaseMillis(context.commands(), keys,
+                holder().id())));
     }
 
     @Override
