@@ -9,9 +9,10 @@ package io.github.relock.core;
  * <li><b>Re-entry and downgrade.</b> Both sides re-enter. The writer may take the read lock and keep it after
  * it releases the write lock. An owner that holds only the read lock and asks for the write lock gets an
  * {@link IllegalMonitorStateException} at once: it would wait for its own read hold forever.</li>
- * <li><b>No writer starvation.</b> Once a writer waits, readers that arrive after it wait behind it (a
- * reader that re-enters does not); the writer waits only for the readers already inside. A waiting
- * writer that dies holds new readers back for at most 3 seconds.</li>
+ * <li><b>No starvation.</b> Waiters go in turns by arrival, as Redis saw them. Once a writer waits, readers
+ * that arrive after it wait behind it (a reader that re-enters does not): the writer waits only for the
+ * readers inside or already waiting. Readers that waited before a writer go before it. A waiter that dies
+ * holds the others back for at most 3 seconds.</li>
  * <li><b>Leases.</b> Every hold has its own lease: a reader that crashes frees its share when its own lease
  * ends, whatever the other readers do. The client's watchdog renews every hold, in its usual batches.</li>
  * <li><b>Wake-up.</b> A writer's release wakes the waiting readers together; the last hold out wakes one
