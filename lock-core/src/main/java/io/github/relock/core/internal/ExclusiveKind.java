@@ -9,11 +9,6 @@ final class ExclusiveKind implements LockKind {
     }
 
     @Override
-    public String field(String ownerId) {
-        return ownerId;
-    }
-
-    @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
             boolean lengthensLease, boolean willWait) {
         return commands.acquire(keys, field, leaseMillis, holdsBefore, lengthensLease);

@@ -31,11 +31,6 @@ final class FairKind implements LockKind {
     }
 
     @Override
-    public String field(String ownerId) {
-        return ownerId;
-    }
-
-    @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
             boolean lengthensLease, boolean willWait) {
         return commands.runner().run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 4, keys.lockBytes(),

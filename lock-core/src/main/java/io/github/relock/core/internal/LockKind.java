@@ -7,8 +7,10 @@ package io.github.relock.core.internal;
  */
 interface LockKind {
 
-    /** The hash field that records the holds of owner {@code ownerId}. */
-    String field(String ownerId);
+    /** The hash field that records the holds of owner {@code ownerId}: the owner id itself, unless a kind keeps two. */
+    default String field(String ownerId) {
+        return ownerId;
+    }
 
     /** The owner id whose holds {@code field} records: the inverse of {@link #field}. */
     default String owner(String field) {
