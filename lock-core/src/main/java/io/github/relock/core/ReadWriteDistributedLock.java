@@ -9,7 +9,8 @@ package io.github.relock.core;
  * <li><b>Re-entry and downgrade.</b> Both sides re-enter. The writer may take the read lock and keep it after
  * it releases the write lock. An owner that holds only the read lock and asks for the write lock gets an
  * {@link IllegalMonitorStateException} at once: it would wait for its own read hold forever.</li>
- * <li><b>No starvation.</b> Waiters go in turns by arrival, as Redis saw them. Once a writer waits, readers
+ * <li><b>No starvation.</b> Readers and writers take turns by arrival, as Redis saw them (writers among
+ * themselves in no set order). Once a writer waits, readers
  * that arrive after it wait behind it (a reader that re-enters does not): the writer waits only for the
  * readers inside or already waiting. Readers that waited before a writer go before it. A waiter that dies
  * holds the others back for at most 3 seconds.</li>
