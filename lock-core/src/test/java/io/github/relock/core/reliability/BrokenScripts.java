@@ -91,7 +91,7 @@ public final class BrokenScripts {
                             + "token)",
                     "redis.call('hset', hash, field, 1, field .. ':t', token) -- BROKEN: no lease of its own"));
             case RW_ACQUIRE_IGNORES_WAITING_WRITER -> swap(LuaScript.RW_ACQUIRE, replace(LuaScript.RW_ACQUIRE,
-                    "elseif not state.writer and state.claimed_until > 0 then",
+                    "elseif not state.writer and state.writer_since and state.writer_since <= since then",
                     "elseif false then -- BROKEN: readers pass a waiting writer"));
             case LINE_KEEPS_LAPSED_PLACES -> all(
                     // line.lua is prepended to each script that reads the line
