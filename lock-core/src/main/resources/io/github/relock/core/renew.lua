@@ -1,7 +1,8 @@
 -- Extend the leases of many held locks in one call (the watchdog's batch).
 -- KEYS: lock hashes   ARGV[1] lease in ms   ARGV[i + 1]: owner id of KEYS[i] (a read-write lock: the hold's field)
 -- Returns one flag per lock: 1 renewed, 0 the owner no longer holds it.
--- The caller only sends holds whose lease is shorter than ARGV[1], so this never shortens one.
+-- The caller only sends holds whose lease is shorter than ARGV[1]; the script checks again, since a
+-- re-entry may lengthen a lease between that choice and this call.
 local lease = tonumber(ARGV[1])
 local now
 local renewed = {}
@@ -12,7 +13,10 @@ for i = 1, #KEYS do
     -- a read-write lock's hash ends in ':rw' (ReadWriteSide.keys): its holds have leases of their own
     local ends = string.sub(KEYS[i], -3) == ':rw' and redis.call('hget', KEYS[i], field .. ':e')
     if not ends then
-      redis.call('pexpire', KEYS[i], ARGV[1])
+      -- never shorter: a re-entry may have lengthened the lease after this hold was picked for renewal
+      if redis.call('pttl', KEYS[i]) < lease then
+        redis.call('pexpire', KEYS[i], ARGV[1])
+      end
       renewed[i] = 1
     else
       -- a hold of a read-write lock: its own lease, and the hash's only ever lengthened (others share it)

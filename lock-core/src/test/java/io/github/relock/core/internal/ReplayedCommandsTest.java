@@ -99,6 +99,20 @@ class ReplayedCommandsTest {
         commands.release(KEYS, "d:1", next, 1);
     }
 
+    /**
+     * Found by the random fault schedule: the watchdog picked a hold for renewal, a re-entry then lengthened its
+     * lease to 2.8 s, and the renewal that arrived after it cut the lease back to the watchdog's 1.5 s, which ran
+     * out while the owner, trusting the longer lease, had paused renewing. A renewal never shortens a lease.
+     */
+    @Test
+    void aRenewalThatArrivesAfterAReentryLengthenedTheLeaseDoesNotShortenIt() {
+        AcquireReply first = commands.acquire(KEYS, "c:1", 1_500, 0);
+        Hold hold = new Hold(KEYS, "c:1", null, first.value(), true, 1, 1_500, System.nanoTime());
+        commands.acquire(KEYS, "c:1", 10_000, 1); // the re-entry with a longer lease
+        assertThat(commands.renew(java.util.List.of(hold), 1_500).renewed()).containsExactly(true);
+        assertThat(redis.commands().pttl(KEYS.lock())).as("the re-entry's lease stands").isGreaterThan(5_000);
+    }
+
     @Test
     void aRetriedReleaseOfAHoldThatExpiredStillReportsTheLoss() throws Exception {
         long token = commands.acquire(KEYS, "c:1", 50, 0).value();
