@@ -163,6 +163,42 @@ class FairLockTest {
         assertThat(Duration.ofNanos(next.get(10, TimeUnit.SECONDS) - released)).isLessThan(Duration.ofSeconds(1));
     }
 
+    /** Found by a break-it pass: one owner waiting on two threads lost its place when one of them gave up. */
+    @Test
+    void anOwnerWaitingOnTwoThreadsKeepsItsPlaceWhenOneGivesUp() throws Exception {
+        ReentrantDistributedLock held = newClient().getFairLock("shared-owner");
+        held.lock();
+        RedisLockClient client = newClient();
+        LockOwner owner = client.newOwner();
+        Future<Boolean> impatient = pool.submit(() -> client.getFairLock("shared-owner", owner)
+                .tryLock(300, TimeUnit.MILLISECONDS));
+        while (redis.commands().zcard(line(held)) < 1) {
+            Thread.sleep(1);
+        }
+        List<String> entered = new CopyOnWriteArrayList<>();
+        Future<?> patient = pool.submit(() -> lockAndNote(client.getFairLock("shared-owner", owner), "owner", entered));
+        RedisLockClient later = newClient();
+        Future<?> next = pool.submit(() -> lockAndNote(later.getFairLock("shared-owner"), "later", entered));
+        while (redis.commands().zcard(line(held)) < 2) {
+            Thread.sleep(1);
+        }
+        assertThat(impatient.get(5, TimeUnit.SECONDS)).isFalse();
+        assertThat(redis.commands().zcard(line(held))).as("the owner still waits on another thread").isEqualTo(2);
+        held.unlock();
+        patient.get(10, TimeUnit.SECONDS);
+        next.get(10, TimeUnit.SECONDS);
+        assertThat(entered).containsExactly("owner", "later");
+    }
+
+    private static Void lockAndNote(ReentrantDistributedLock lock, String who, List<String> entered)
+            throws InterruptedException {
+        assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+        entered.add(who);
+        Thread.sleep(20);
+        lock.unlock();
+        return null;
+    }
+
     @Test
     void aWaiterThatDiedHoldsTheLineForAtMostItsPlace() throws Exception {
         ReentrantDistributedLock lock = newClient().getFairLock("ghost");

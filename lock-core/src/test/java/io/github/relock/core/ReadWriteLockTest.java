@@ -405,6 +405,24 @@ class ReadWriteLockTest {
         reading.unlock();
     }
 
+    /** Found by a break-it pass: one owner waiting on two threads lost its turn when one of them gave up. */
+    @Test
+    void anOwnerWaitingOnTwoThreadsKeepsItsTurnWhenOneGivesUp() throws Exception {
+        ReentrantDistributedLock reading = client.getReadWriteLock("doc:14").readLock();
+        reading.lock();
+        LockOwner writerOwner = other.newOwner();
+        Future<Boolean> impatient = pool.submit(() -> other.getReadWriteLock("doc:14", writerOwner).writeLock()
+                .tryLock(300, TimeUnit.MILLISECONDS));
+        Future<Boolean> patient = pool.submit(() -> other.getReadWriteLock("doc:14", writerOwner).writeLock()
+                .tryLock(10, TimeUnit.SECONDS));
+        assertThat(impatient.get(5, TimeUnit.SECONDS)).isFalse();
+        RedisLockClient late = newClient(Duration.ofSeconds(30));
+        assertThat(pool.submit(() -> late.getReadWriteLock("doc:14").readLock().tryLock()).get())
+                .as("the owner still waits on another thread: its turn holds new readers back").isFalse();
+        reading.unlock();
+        assertThat(patient.get(5, TimeUnit.SECONDS)).isTrue();
+    }
+
     @Test
     void aWaitingWriterThatDiedHoldsReadersBackForAtMostItsClaim() throws Exception {
         ReentrantDistributedLock reading = client.getReadWriteLock("doc:11").readLock();

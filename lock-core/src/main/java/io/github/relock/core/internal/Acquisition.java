@@ -79,8 +79,21 @@ final class Acquisition {
         return reply;
     }
 
-    /** A wait for the lock ended without it: the kind may undo what waiting left (a claim, a place in line). */
-    void gaveUp(Holder holder) {
+    /** Call before the first attempt: a waiting caller is counted, see {@link WaitingOwners}. */
+    void started(Holder holder) {
+        if (willWait) {
+            context.waiting().arrive(keys, holder.id());
+        }
+    }
+
+    /**
+     * Call once the caller stops trying. A wait that ended without the lock lets the kind undo what waiting
+     * left (a claim, a place in line), unless another thread of the same owner still waits.
+     */
+    void ended(Holder holder, boolean acquired) {
+        if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
+            return;
+        }
         try {
             Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
         }

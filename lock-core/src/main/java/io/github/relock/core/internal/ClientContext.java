@@ -9,12 +9,13 @@ import java.util.function.Consumer;
  * @param owners              the owner ids of this client's threads
  * @param commands            the Redis calls
  * @param holds               this client's holds, also the watchdog's work list
+ * @param waiting             this client's waiting threads, per lock and owner
  * @param subscriptions       release notifications for waiters
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
  * @param lossReporter        tells the lost-lock listeners of a hold found lost
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
-        ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
+        WaitingOwners waiting, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
         Consumer<Hold> lossReporter) {
 }

@@ -108,6 +108,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         ReleaseWaiter.Candidate candidate = !kind.handsOff() ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
         boolean acquired = false;
+        acquisition.started(holder);
         try {
             acquired = new AcquireLoop(keys, context).acquire(waitNanos, interruptible, holder.id(), candidate,
                     () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
@@ -115,9 +116,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             return acquired;
         }
         finally {
-            if (!acquired && waitNanos > 0) {
-                acquisition.gaveUp(holder);
-            }
+            acquisition.ended(holder, acquired);
         }
     }
 
