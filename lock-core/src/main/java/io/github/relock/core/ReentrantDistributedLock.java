@@ -1,9 +1,12 @@
 package io.github.relock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A reentrant lock shared by every process that uses the same Redis and the same lock name.
@@ -120,6 +123,45 @@ public interface ReentrantDistributedLock extends Lock {
             return duration.isNegative() ? 0 : Long.MAX_VALUE; // centuries: as long as it takes
         }
     }
+
+    /**
+     * Takes the lock for {@code owner} without holding a thread while it waits: the returned future
+     * completes with true once the lock is held, with false if {@code waitTime} passed first. Between
+     * attempts the wait is a subscription and a timer; each attempt is the same one Redis round trip as
+     * {@link #tryLock(long, long, TimeUnit)}, run on a few threads of the client. The owner names the
+     * holder, since no thread does: the same owner re-enters, and must release with
+     * {@link #unlockAsync(LockOwner)} (or a handle of {@link RedisLockClient#getLock(String, LockOwner)}).
+     *
+     * <p>Cancelling the returned future (or completing it by hand) ends the wait and its subscription;
+     * a lock taken just as that happened is given back, never left held by nobody. Cancel that future
+     * itself: a stage derived from it does not pass cancellation back. The future fails with
+     * {@link LockOperationException} if Redis cannot be reached, {@link LockLostException} for a re-entry
+     * into a lost hold, {@link IllegalStateException} once the client is closed.
+     *
+     * @param waitTime  how long to wait; zero or negative: one attempt
+     * @param leaseTime how long the hold lasts unless released; null: the watchdog renews it until then
+     * @throws IllegalArgumentException if {@code owner} belongs to another client, or to another owner than
+     *                                  this handle's, or the lease is out of range
+     */
+    CompletableFuture<Boolean> tryLockAsync(Duration waitTime, @Nullable Duration leaseTime, LockOwner owner);
+
+    /** {@link #tryLockAsync(Duration, Duration, LockOwner)} as {@code settings} say. */
+    default CompletableFuture<Boolean> tryLockAsync(LockSettings settings, LockOwner owner) {
+        ReentrantDistributedLock lock = settings.maxHold() == null ? this : withMaxHold(settings.maxHold());
+        return lock.tryLockAsync(settings.waitTime(), settings.leaseTime(), owner);
+    }
+
+    /**
+     * As {@link #tryLockAsync(Duration, Duration, LockOwner)}, waiting as long as it takes, with the watchdog
+     * renewing the hold: the future completes once the lock is held.
+     */
+    CompletableFuture<Void> lockAsync(LockOwner owner);
+
+    /**
+     * Gives back one of {@code owner}'s holds, as {@link #unlock()}; the future fails with what
+     * {@link #unlock()} would throw. The release goes ahead whatever happens to the future.
+     */
+    CompletableFuture<Void> unlockAsync(LockOwner owner);
 
     /**
      * Gives back one hold; the last one frees the lock and wakes a waiter. Renewal stops before the

@@ -157,7 +157,8 @@ final class AcquireLoop {
         }
     }
 
-    private static long untilLeaseEnds(long pttlMillis) {
+    /** How long to sleep at most after an attempt that found the lock held with {@code pttlMillis} left. */
+    static long untilLeaseEnds(long pttlMillis) {
         if (pttlMillis == -1) {
             return NO_LEASE_POLL_NANOS;
         }

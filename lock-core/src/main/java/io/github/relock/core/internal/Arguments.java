@@ -1,5 +1,6 @@
 package io.github.relock.core.internal;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.relock.core.LockSettings;
@@ -30,6 +31,27 @@ final class Arguments {
     static long waitNanos(long waitTime, TimeUnit unit) {
         requireUnit(unit);
         return Math.max(0, unit.toNanos(waitTime)); // saturates, so a huge wait means "as long as it takes"
+    }
+
+    /** As {@link #waitNanos(long, TimeUnit)}, for a {@code Duration}; centuries saturate. */
+    static long waitNanos(Duration waitTime) {
+        if (waitTime == null) {
+            throw new IllegalArgumentException("waitTime must not be null (0s makes one attempt)");
+        }
+        if (waitTime.isNegative()) {
+            return 0;
+        }
+        try {
+            return waitTime.toNanos();
+        }
+        catch (ArithmeticException ex) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** A lease as {@link LockSettings#checkLease} allows, in milliseconds. */
+    static long leaseMillis(Duration leaseTime) {
+        return LockSettings.checkLease("leaseTime", leaseTime).toMillis();
     }
 
     private static void requireUnit(TimeUnit unit) {

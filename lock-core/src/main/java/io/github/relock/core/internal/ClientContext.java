@@ -14,8 +14,9 @@ import java.util.function.Consumer;
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
  * @param lossReporter        tells the lost-lock listeners of a hold found lost
+ * @param async               runs the asynchronous calls' round trips and timers
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
         WaitingOwners waiting, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
-        Consumer<Hold> lossReporter) {
+        Consumer<Hold> lossReporter, AsyncRunner async) {
 }

@@ -53,7 +53,7 @@ public final class ClientRuntime implements AutoCloseable {
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(), subscriptions,
-                watchdogMillis, this::checkOpen, this::reportLost);
+                watchdogMillis, this::checkOpen, this::reportLost, new AsyncRunner("relock-async-" + clientId));
         this.listeners.addAll(listeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
                 this::reportLost);
@@ -156,6 +156,7 @@ public final class ClientRuntime implements AutoCloseable {
         closed = true;
         watchdog.close();
         context.subscriptions().close();
+        context.async().close();
         context.holds().clear();
     }
 

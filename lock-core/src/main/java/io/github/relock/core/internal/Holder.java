@@ -11,6 +11,12 @@ import org.jspecify.annotations.Nullable;
  */
 record Holder(OwnerIds.Owner owner, @Nullable String thread) {
 
+    /** {@code owner} as the holder of that kind of lock: its hold's field in Redis (see {@link LockKind#field}). */
+    static Holder of(LockKeys keys, OwnerIds.Owner owner, @Nullable String thread) {
+        String field = keys.kind().field(owner.id());
+        return new Holder(field.equals(owner.id()) ? owner : new OwnerIds.Owner(field), thread);
+    }
+
     String id() {
         return owner.id();
     }

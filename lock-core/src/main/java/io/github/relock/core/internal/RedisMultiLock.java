@@ -3,6 +3,7 @@ package io.github.relock.core.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.stream.Collectors;
@@ -10,6 +11,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOwner;
 import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReentrantDistributedLock;
 
@@ -127,6 +129,26 @@ final class RedisMultiLock implements MultiLock {
     }
 
     /** Releases every lock, last first, then throws the first failure, a lost lock before anything else. */
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, @Nullable Duration leaseTime, LockOwner owner) {
+        throw noAsync();
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(LockOwner owner) {
+        throw noAsync();
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync(LockOwner owner) {
+        throw noAsync();
+    }
+
+    private static UnsupportedOperationException noAsync() {
+        return new UnsupportedOperationException("A multi-lock has no asynchronous calls yet: take its locks one "
+                + "by one with tryLockAsync, in the order of locks()");
+    }
+
     @Override
     public void unlock() {
         List<RuntimeException> failures = new ArrayList<>();

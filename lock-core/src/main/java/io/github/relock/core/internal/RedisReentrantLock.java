@@ -1,6 +1,7 @@
 package io.github.relock.core.internal;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Supplier;
@@ -8,7 +9,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
-import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOwner;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.LockSettings;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -123,23 +124,26 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public void unlock() {
         context.openCheck().run();
-        Holder holder = holder();
-        Hold hold = context.holds().get(keys, holder.id());
-        if (hold == null) {
-            throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe());
-        }
-        if (hold.lost()) {
-            context.holds().remove(hold);
-            throw lost(holder);
-        }
-        if (!new Releases(keys, context).unlock(hold)) {
-            throw lost(holder);
-        }
+        new Releases(keys, context).unlock(holder());
     }
 
-    private LockLostException lost(Holder holder) {
-        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost before " + holder.describe()
-                + " released it: its lease ran out or it was force-unlocked, so another holder may have run meanwhile");
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, @Nullable Duration leaseTime, LockOwner owner) {
+        return async(owner).tryLock(Arguments.waitNanos(waitTime), leaseTime);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(LockOwner owner) {
+        return async(owner).lock();
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync(LockOwner owner) {
+        return async(owner).unlock();
+    }
+
+    private AsyncCalls async(LockOwner owner) {
+        return AsyncCalls.of(keys, context, fixedOwner, owner, maxHoldNanos);
     }
 
     @Override
@@ -236,9 +240,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     /** The caller as the holder of this kind of lock: its hold's field in Redis (see {@link LockKind#field}). */
     private Holder holder() {
-        OwnerIds.Owner owner = owner();
-        String field = keys.kind().field(owner.id());
-        return new Holder(field.equals(owner.id()) ? owner : new OwnerIds.Owner(field), threadName());
+        return Holder.of(keys, owner(), threadName());
     }
 
     @Override

@@ -44,6 +44,12 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      * (the first joiner's choice holds for the channel); {@code name} is this waiter's, for {@link WakeUp#NAMED}.
      */
     ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name) {
+        return join(channelName, candidate, wakeUp, name, null);
+    }
+
+    /** As above, for a waiter that no thread sleeps in: a wake-up runs {@code onWake}, which must not block. */
+    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
+            @Nullable Runnable onWake) {
         while (true) {
             ensureOpen();
             WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakeUp));
@@ -58,7 +64,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 }
                 ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
                         (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.members > 0,
-                        name);
+                        name, onWake);
                 queue.members++;
                 queue.add(waiter);
                 return waiter;

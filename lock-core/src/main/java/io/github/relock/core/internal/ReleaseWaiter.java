@@ -43,6 +43,8 @@ final class ReleaseWaiter implements AutoCloseable {
     private final boolean behindOthers;
     private final String name;
     private final Thread thread = Thread.currentThread();
+    /** What a wake-up does to an asynchronous waiter, which has no thread asleep; null: unpark the thread. */
+    private final @Nullable Runnable onWake;
     private final AtomicBoolean signalled = new AtomicBoolean();
     private final AtomicInteger state = new AtomicInteger(AWAKE);
 
@@ -51,8 +53,9 @@ final class ReleaseWaiter implements AutoCloseable {
      * @param openCheck throws if the client was closed meanwhile
      */
     ReleaseWaiter(HandOffStreak streak, Runnable openCheck, Departure departure, @Nullable Candidate candidate,
-            boolean behindOthers, String name) {
+            boolean behindOthers, String name, @Nullable Runnable onWake) {
         this.streak = streak;
+        this.onWake = onWake;
         this.name = name;
         this.openCheck = openCheck;
         this.departure = departure;
@@ -149,10 +152,19 @@ final class ReleaseWaiter implements AutoCloseable {
     /** Wakes this waiter if it is armed; false if it already was woken, so the next one should be. */
     boolean signal() {
         if (signalled.compareAndSet(false, true)) {
-            LockSupport.unpark(thread);
+            wake();
             return true;
         }
         return false;
+    }
+
+    private void wake() {
+        if (onWake != null) {
+            onWake.run();
+        }
+        else {
+            LockSupport.unpark(thread);
+        }
     }
 
     /** Leaves the wait. A wake-up this waiter got but will not use goes to the next local waiter. */
@@ -162,6 +174,6 @@ final class ReleaseWaiter implements AutoCloseable {
     }
 
     void wakeForShutdown() {
-        LockSupport.unpark(thread);
+        wake();
     }
 }

@@ -7,6 +7,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOperationException;
 
 /**
@@ -27,6 +28,31 @@ final class Releases {
     Releases(LockKeys keys, ClientContext context) {
         this.keys = keys;
         this.context = context;
+    }
+
+    /**
+     * Gives back one level of {@code holder}'s hold.
+     *
+     * @throws IllegalMonitorStateException if it holds none
+     * @throws LockLostException            if its hold is gone (it is told once)
+     */
+    void unlock(Holder holder) {
+        Hold hold = context.holds().get(keys, holder.id());
+        if (hold == null) {
+            throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe());
+        }
+        if (hold.lost()) {
+            context.holds().remove(hold);
+            throw lost(holder);
+        }
+        if (!unlock(hold)) {
+            throw lost(holder);
+        }
+    }
+
+    private LockLostException lost(Holder holder) {
+        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost before " + holder.describe()
+                + " released it: its lease ran out or it was force-unlocked, so another holder may have run meanwhile");
     }
 
     /**

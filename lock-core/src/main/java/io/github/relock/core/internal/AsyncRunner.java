@@ -1,0 +1,56 @@
+package io.github.relock.core.internal;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The few threads that run a client's asynchronous lock calls: each runs one Redis round trip at a time and
+ * never waits for a lock, since an asynchronous waiter is a wake-up and a timer, not a thread. Threads start
+ * on demand and end when idle, so a client that makes no asynchronous call has none.
+ */
+public final class AsyncRunner implements AutoCloseable {
+
+    /** Round trips in flight at once; Redis answers one at a time anyway, so a few threads keep it busy. */
+    static final int THREADS = 4;
+    private static final long IDLE_SECONDS = 10;
+
+    private final ScheduledThreadPoolExecutor executor;
+
+    public AsyncRunner(String name) {
+        AtomicInteger count = new AtomicInteger();
+        ThreadFactory threads = task -> {
+            Thread thread = new Thread(task, name + "-" + count.incrementAndGet());
+            thread.setDaemon(true); // a forgotten client must not keep the JVM alive
+            return thread;
+        };
+        executor = new ScheduledThreadPoolExecutor(THREADS, threads);
+        executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
+        executor.allowCoreThreadTimeOut(true);
+        executor.setRemoveOnCancelPolicy(true); // cancelled timers of finished waits do not pile up
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /**
+     * Runs {@code task} on one of the threads.
+     *
+     * @throws RejectedExecutionException once the client is closed
+     */
+    void execute(Runnable task) {
+        executor.execute(task);
+    }
+
+    /** Runs {@code task} after {@code nanos}; a closed client runs nothing. */
+    ScheduledFuture<?> schedule(Runnable task, long nanos) {
+        return executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Takes no new calls; the ones running finish their round trip. */
+    @Override
+    public void close() {
+        executor.shutdown();
+    }
+}
