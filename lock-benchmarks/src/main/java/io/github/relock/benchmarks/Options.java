@@ -40,7 +40,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
         Duration watchdogTimeout, Duration annotationDuration, @Nullable Path candidate, @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
-    public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "watchdog",
+    public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "annotation");
 
     public static Options defaults() {
@@ -106,7 +106,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                                            (W5: read-write lock, 90% reads; W6: fair lock; both
                                            run only relock and redisson, the others have neither)
                   --libs=relock,redisson,si-spin,si-pubsub,raw
-                  --workloads=W1,W2,W3,W4,W5,W6,watchdog,annotation
+                  --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,annotation
                   --watchdog-locks=1000    locks held in the watchdog workload
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library

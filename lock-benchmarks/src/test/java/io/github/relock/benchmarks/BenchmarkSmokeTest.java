@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.benchmarks.report.AnnotationResult;
+import io.github.relock.benchmarks.report.CallersResult;
 import io.github.relock.benchmarks.report.Report;
 import io.github.relock.benchmarks.report.Result;
 import io.github.relock.benchmarks.report.WatchdogResult;
@@ -52,6 +53,17 @@ class BenchmarkSmokeTest {
                 assertEquals(0, row.lost(), row.library() + " lost locks its watchdog should have kept");
                 assertTrue(row.clientCmdsPerSecond() != null && row.clientCmdsPerSecond() > 0,
                         row.library() + " sent no renewals");
+            }
+        }
+        assertEquals(4, report.callersResults().size(), "a W7 row per variant");
+        for (CallersResult row : report.callersResults()) {
+            if (row.ran()) {
+                assertEquals(0, row.failed(), row.variant() + " had failed calls");
+                assertTrue(row.acquisitionsPerSecond() > 0, row.variant() + " completed nothing");
+            }
+            else {
+                assertTrue(row.variant().contains("virtual") && Runtime.version().feature() < 21,
+                        row.variant() + " skipped: " + row.note());
             }
         }
         assertFalse(report.annotationResults().isEmpty(), "annotation overhead missing: " + report.notes());

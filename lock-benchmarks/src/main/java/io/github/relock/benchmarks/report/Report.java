@@ -14,6 +14,7 @@ public final class Report {
     private final List<String> descriptions = new ArrayList<>();
     private final List<Result> results = new ArrayList<>();
     private final List<WatchdogResult> watchdog = new ArrayList<>();
+    private final List<CallersResult> callers = new ArrayList<>();
     private final List<AnnotationResult> annotation = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<LockKindsTable.Skip> skipped = new ArrayList<>();
@@ -28,6 +29,14 @@ public final class Report {
 
     public void add(Result result) {
         results.add(result);
+    }
+
+    public void add(CallersResult result) {
+        callers.add(result);
+    }
+
+    public List<CallersResult> callersResults() {
+        return List.copyOf(callers);
     }
 
     public void add(WatchdogResult result) {
@@ -96,6 +105,7 @@ public final class Report {
             out.append('\n');
         }
         LockKindsTable.render(results, skipped, out);
+        CallersTable.render(callers, out);
         if (!watchdog.isEmpty()) {
             out.append("| library | locks held | window s | Redis calls/s | client cmds/s | client cmds/s by command | lost |\n");
             out.append("|---|---:|---:|---:|---:|---|---:|\n");
