@@ -104,8 +104,7 @@ final class AsyncAcquire<T> {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                result.complete(request.notGranted());
-                end(false);
+                finish(() -> result.complete(request.notGranted())); // nothing left behind once the caller hears
                 return;
             }
             if (waiter == null) {
@@ -117,8 +116,7 @@ final class AsyncAcquire<T> {
         }
         catch (Throwable failure) {
             // an Error too: the caller hears of it, and what this wait left is cleaned up
-            result.completeExceptionally(failure);
-            end(false);
+            finish(() -> result.completeExceptionally(failure));
         }
     }
 
@@ -154,6 +152,16 @@ final class AsyncAcquire<T> {
             if (hold != null && !hold.lost()) {
                 new Releases(keys, context).unlock(hold);
             }
+        }
+    }
+
+    /** Ends a wait given up, then tells the caller. */
+    private void finish(Runnable tell) {
+        try {
+            end(false);
+        }
+        finally {
+            tell.run();
         }
     }
 
