@@ -192,6 +192,8 @@ class ReactiveLockTest {
                 }
                 await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(channel) > 0);
                 waiting.forEach(Disposable::dispose);
+                await("the waits ended while the lock is still busy").atMost(Duration.ofSeconds(10))
+                        .until(() -> subscribers(channel) == 0);
             });
             for (int i = 0; i < 5_000; i++) { // free now: cancelled while waiting, in the race, or while held
                 work(context).quickSlow("k").subscribe(value -> { }, error -> { }).dispose();
