@@ -99,22 +99,22 @@ final class ReactiveHold {
                 Duration.ofNanos(System.nanoTime() - started), null);
     }
 
-    /** The publisher completed: a release failure (or a lock lost meanwhile) becomes its error. */
-    Mono<Void> releaseAfterSuccess() {
-        return release(null, Mode.SUCCESS);
+    /** The publisher completed (after the lock was taken, if {@code acquired}): a release failure (or a lock lost meanwhile) becomes its error. */
+    Mono<Void> releaseAfterSuccess(boolean acquired) {
+        return acquired ? release(null, Mode.SUCCESS) : Mono.empty();
     }
 
     /** The publisher failed with {@code error}: a release failure rides along, suppressed. */
-    Mono<Void> releaseAfterFailure(Throwable error) {
-        return release(error, Mode.FAILURE);
+    Mono<Void> releaseAfterFailure(boolean acquired, Throwable error) {
+        return acquired ? release(error, Mode.FAILURE) : Mono.empty();
     }
 
     /**
      * The subscriber cancelled. Reactor has cancelled the method's publisher before this runs, so the lock
      * goes once the cancel has gone all the way up the method's chain.
      */
-    Mono<Void> releaseAfterCancel() {
-        return release(null, Mode.CANCEL);
+    Mono<Void> releaseAfterCancel(boolean acquired) {
+        return acquired ? release(null, Mode.CANCEL) : Mono.empty();
     }
 
     private enum Mode { SUCCESS, FAILURE, CANCEL }

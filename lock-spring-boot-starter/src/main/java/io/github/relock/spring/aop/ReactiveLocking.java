@@ -8,6 +8,7 @@ import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 
 import io.github.relock.core.DistributedLockClient;
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -15,6 +16,7 @@ import io.github.relock.spring.LockMode;
 import io.github.relock.spring.LockNotAcquiredException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.util.context.ContextView;
 
 /**
@@ -46,31 +48,84 @@ final class ReactiveLocking {
                     + "reactive type, which needs a Spring AOP proxy invocation to call the method at subscription");
         }
         MethodInvocation template = proxied.invocableClone(); // proceeds at most once: each subscription clones it
-        Flux<Object> locked = Flux.deferContextual(context -> subscribe(template, definition, lockNames.get(0),
-                target, context));
-        return definition.method().getReturnType() == Mono.class ? Mono.fromDirect(locked) : locked;
+        String lockName = lockNames.get(0);
+        if (definition.method().getReturnType() == Mono.class) {
+            // Mono.usingWhen emits the value only once the lock is given back: a block() that cancels on it
+            // then cannot race the release
+            return Mono.deferContextual(context -> {
+                Subscription call = subscription(template, definition, lockName, target, context);
+                return Mono.usingWhen(call.hold.acquire(), acquired -> Mono.fromDirect(call.run(acquired)),
+                        call.hold::releaseAfterSuccess, call.hold::releaseAfterFailure, call.hold::releaseAfterCancel);
+            });
+        }
+        return Flux.deferContextual(context -> {
+            Subscription call = subscription(template, definition, lockName, target, context);
+            return Flux.usingWhen(call.hold.acquire(), call::run, call.hold::releaseAfterSuccess,
+                    call.hold::releaseAfterFailure, call.hold::releaseAfterCancel);
+        });
     }
 
-    private Flux<Object> subscribe(MethodInvocation template, LockDefinition definition, String lockName,
+    private Subscription subscription(MethodInvocation template, LockDefinition definition, String lockName,
             Object target, ContextView context) {
         DistributedLockClient client = services.client();
-        LockOwner owner = chainOwner(context, client);
+        LockOwner outer = chainOwner(context, client);
+        LockOwner owner = outer != null ? outer : client.newOwner();
         ReentrantDistributedLock lock = handle(client, definition, lockName, owner);
-        ReactiveHold hold = new ReactiveHold(lock, owner, definition, services.observer());
-        return Flux.usingWhen(hold.acquire(),
-                acquired -> acquired ? body(template, owner) : notAcquired(template, definition, lock, target, hold),
-                acquired -> acquired ? hold.releaseAfterSuccess() : Mono.empty(),
-                (acquired, error) -> acquired ? hold.releaseAfterFailure(error) : Mono.empty(),
-                acquired -> acquired ? hold.releaseAfterCancel() : Mono.empty());
+        return new Subscription(template, definition, target, owner, outer == null, lock,
+                new ReactiveHold(lock, owner, definition, services.observer()));
     }
 
-    /** The owner of an enclosing locked publisher in this chain, if it is this client's; else a new one. */
-    private static LockOwner chainOwner(ContextView context, DistributedLockClient client) {
-        Object outer = context.getOrDefault(OWNER_KEY, null);
-        if (outer instanceof LockOwner owner && owner.id().startsWith(client.getClientId() + ":")) {
-            return owner;
+    /** One subscription: its owner (the chain's, or a new one), lock handle and hold. */
+    private final class Subscription {
+
+        final MethodInvocation template;
+        final LockDefinition definition;
+        final Object target;
+        final LockOwner owner;
+        final boolean outermost;
+        final ReentrantDistributedLock lock;
+        final ReactiveHold hold;
+
+        Subscription(MethodInvocation template, LockDefinition definition, Object target, LockOwner owner,
+                boolean outermost, ReentrantDistributedLock lock, ReactiveHold hold) {
+            this.template = template;
+            this.definition = definition;
+            this.target = target;
+            this.owner = owner;
+            this.outermost = outermost;
+            this.lock = lock;
+            this.hold = hold;
         }
-        return client.newOwner();
+
+        /** Once the wait is over: the method's publisher if the lock was taken, else the fallback's. */
+        Flux<Object> run(boolean acquired) {
+            if (!acquired) {
+                return notAcquired(template, definition, lock, target, hold);
+            }
+            return outermost ? failOnLoss(body(template, owner), owner, definition) : body(template, owner);
+        }
+    }
+
+    /** The owner of an enclosing locked publisher in this chain, if it is this client's. */
+    private static @Nullable LockOwner chainOwner(ContextView context, DistributedLockClient client) {
+        Object outer = context.getOrDefault(OWNER_KEY, null);
+        return outer instanceof LockOwner owner && owner.id().startsWith(client.getClientId() + ":") ? owner : null;
+    }
+
+    /**
+     * The body, failing with {@link LockLostException} (which cancels it) as soon as a lock of the chain's
+     * owner is lost. Only the outermost call listens: the owner's nested calls share its one registration.
+     */
+    private Flux<Object> failOnLoss(Flux<Object> body, LockOwner owner, LockDefinition definition) {
+        return Flux.defer(() -> {
+            Sinks.Empty<Object> lost = Sinks.empty();
+            services.lossNotifier().register(owner.id(), event -> lost.tryEmitError(new LockLostException(
+                    event.lockName(), "Lock '" + event.lockName() + "' of " + definition.describeMethod() + " was lost "
+                    + "while its publisher was still running (its lease or maximum hold time ran out); the work was "
+                    + "cancelled, and may have overlapped with another holder's")));
+            return Flux.merge(body.doOnComplete(lost::tryEmitEmpty), lost.asMono())
+                    .doFinally(signal -> services.lossNotifier().unregister(owner.id()));
+        });
     }
 
     private static ReentrantDistributedLock handle(DistributedLockClient client, LockDefinition definition,

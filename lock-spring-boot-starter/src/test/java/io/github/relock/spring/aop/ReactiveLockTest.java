@@ -21,6 +21,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Lazy;
 
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -178,6 +179,17 @@ class ReactiveLockTest {
                     .blockLast(Duration.ofSeconds(10));
             assertThat(Work.maxInside.get()).as("a writer alone").isOne();
         }));
+    }
+
+    @Test
+    void aLostLockFailsAndCancelsTheRunningPublisher() {
+        runner.withPropertyValues("relock.watchdog-timeout=600ms", "relock.locks.rx.max-hold=500ms").run(context -> {
+            Mono<String> never = work(context).mono("lost", 60_000);
+            assertThatThrownBy(() -> never.block(Duration.ofSeconds(10))).isInstanceOf(LockLostException.class)
+                    .hasMessageContaining("rx:lost").hasMessageContaining("Work.mono");
+            assertThat(Work.inside.get()).as("the body was cancelled").isZero();
+            assertThat(redis.commands().exists(lockKey(context, "lost"))).isZero();
+        });
     }
 
     @Test
