@@ -124,11 +124,11 @@ class ReactiveLockTest {
         });
     }
 
-    /** Cancel reaches the body before the lock goes: the next holder never runs beside it. */
+    /** Cancel reaches the body before the lock goes, even a body slow to stop: the next holder never runs beside it. */
     @Test
     void cancellingReleasesTheLockOnlyAfterTheBodyStopped() {
         runner.run(first -> runner.run(second -> {
-            Disposable longOne = work(first).mono("c", 10_000).subscribe();
+            Disposable longOne = work(first).slowToStop("c").subscribe();
             await().atMost(Duration.ofSeconds(5)).until(() -> Work.inside.get() == 1);
             Mono<String> waiting = work(second).mono("c", 10);
             Disposable next = waiting.subscribe();
@@ -274,6 +274,20 @@ class ReactiveLockTest {
         public Mono<String> mono(String id, long millis) {
             calls.incrementAndGet();
             return Mono.from(tracked(Mono.delay(Duration.ofMillis(millis)).thenReturn(id).flux(), 1));
+        }
+
+        /** Its cancel takes 300 ms to go up the chain; it counts as inside until then. */
+        @DistributedLock(name = "rx", key = "#id")
+        public Mono<String> slowToStop(String id) {
+            calls.incrementAndGet();
+            return Mono.from(tracked(Mono.delay(Duration.ofSeconds(10)).thenReturn(id).doOnCancel(() -> {
+                try {
+                    Thread.sleep(300);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }).flux(), 1));
         }
 
         @DistributedLock(name = "rx", key = "#id")
