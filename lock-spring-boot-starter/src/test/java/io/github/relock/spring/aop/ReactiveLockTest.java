@@ -182,6 +182,19 @@ class ReactiveLockTest {
     }
 
     @Test
+    void fairMonosOfTwoApplicationsNeverOverlap() {
+        runner.run(first -> runner.run(second -> {
+            List<Mono<String>> calls = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                calls.add(work(i % 2 == 0 ? first : second).fair("fair", 10));
+            }
+            assertThat(Flux.merge(calls).collectList().block(Duration.ofSeconds(60))).hasSize(10);
+            assertThat(Work.overlaps.get()).as("bodies inside at once").isZero();
+            assertThat(Work.maxInside.get()).isOne();
+        }));
+    }
+
+    @Test
     void aLostLockFailsAndCancelsTheRunningPublisher() {
         runner.withPropertyValues("relock.watchdog-timeout=600ms", "relock.locks.rx.max-hold=500ms").run(context -> {
             Mono<String> never = work(context).mono("lost", 60_000);
@@ -330,6 +343,11 @@ class ReactiveLockTest {
 
         public Mono<String> busy(String id, LockNotAcquiredException exception) {
             return Mono.just("busy " + id + ": " + exception.getMessage());
+        }
+
+        @DistributedLock(name = "rxfair", key = "#id", fair = true)
+        public Mono<String> fair(String id, long millis) {
+            return Mono.from(tracked(Mono.delay(Duration.ofMillis(millis)).thenReturn(id).flux(), 1));
         }
 
         @DistributedLock(name = "rxrw", key = "#id", mode = LockMode.READ)
