@@ -21,6 +21,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
     private final Supplier<LockDefinitionRegistry> definitions;
     private final Map<LockDefinition.Holding, LockingStrategy> strategies = new EnumMap<>(LockDefinition.Holding.class);
+    private final LockServices services;
+    private volatile @Nullable Object reactive; // a ReactiveLocking, created on the first reactive call: it needs Reactor
 
     /**
      * Collaborators are looked up on first use, so that creating the advisor early (as every advisor is)
@@ -29,7 +31,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     public DistributedLockInterceptor(Supplier<DistributedLockClient> client, Supplier<LockDefinitionRegistry> definitions,
             Supplier<@Nullable LockFailureHandler> failureHandler, Supplier<LockObserver> observer) {
         this.definitions = definitions;
-        LockServices services = new LockServices(client, observer, failureHandler);
+        this.services = new LockServices(client, observer, failureHandler);
         strategies.put(LockDefinition.Holding.SYNCHRONOUS, new SynchronousLocking(services));
         strategies.put(LockDefinition.Holding.COMPLETION_STAGE, new CompletionStageLocking(services));
     }
@@ -44,7 +46,20 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         if (definition == null) {
             return invocation.proceed();
         }
+        if (definition.holding() == LockDefinition.Holding.REACTIVE) {
+            return reactive().invoke(invocation, definition,
+                    LockNaming.names(definition, invocation.getArguments(), target), target);
+        }
         return strategies.get(definition.holding()).invoke(invocation, definition,
                 LockNaming.names(definition, invocation.getArguments(), target), target);
+    }
+
+    private ReactiveLocking reactive() {
+        Object current = reactive;
+        if (current == null) {
+            current = new ReactiveLocking(services); // a race creates two; both work alike
+            reactive = current;
+        }
+        return (ReactiveLocking) current;
     }
 }

@@ -18,7 +18,8 @@ import io.github.relock.spring.LockMode;
  * @param keys     the key expressions, parsed; empty: one lock named {@code name} for the whole method
  * @param settings wait, lease and maximum hold time, from the annotation and {@code relock.*}
  * @param fallback the fallback method, or {@code null}
- * @param holding  how the method's return value is held: until it returns, or until its future completes
+ * @param holding  how the method's return value is held: until it returns, its future completes, or its
+ *                 publisher ends
  * @param mode     exclusive, or a side of a read-write lock
  * @param fair     whether the (exclusive) lock is fair
  */
@@ -34,7 +35,9 @@ public record LockDefinition(Method method, String name, List<Key> keys, LockSet
         /** Until the method returns or throws. */
         SYNCHRONOUS,
         /** Until the {@code CompletionStage} the method returned completes. */
-        COMPLETION_STAGE
+        COMPLETION_STAGE,
+        /** For each subscription to the {@code Mono} or {@code Flux} returned, until it terminates or is cancelled. */
+        REACTIVE
     }
 
     public LockDefinition {

@@ -61,6 +61,12 @@ public final class LockDefinitionFactory {
             throw where.invalid("mode " + annotation.mode() + " is given with " + keys.size() + " keys",
                     "Use one key with a read-write mode, or mode EXCLUSIVE (the default) for several keys.", null);
         }
+        if (holding == LockDefinition.Holding.REACTIVE && keys.size() > 1) {
+            throw where.invalid("returns " + method.getReturnType().getSimpleName() + " with " + keys.size()
+                    + " keys: a multi-lock has no non-blocking calls yet, and a reactive method must not block",
+                    "Use one key on a reactive method, or lock the keys one by one in nested @DistributedLock "
+                            + "methods (always in the same order).", null);
+        }
         boolean fair = annotation.fair() || defaults.fair(name);
         if (fair && (annotation.mode().readWrite() || keys.size() > 1)) {
             throw where.invalid("a fair lock is asked for with " + (keys.size() > 1 ? keys.size() + " keys"

@@ -12,8 +12,8 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * What makes an annotated method unlockable, found at startup: a proxy that cannot intercept it (it would
- * silently run unlocked), or a return type whose work outlives the call (the lock would be released before
- * the work starts).
+ * silently run unlocked), or a return type whose work outlives the call in a way the aspect cannot follow
+ * (the lock would be released before the work starts).
  */
 final class LockedMethodChecks {
 
@@ -69,12 +69,17 @@ final class LockedMethodChecks {
             }
             return LockDefinition.Holding.COMPLETION_STAGE;
         }
+        if (returnType.getName().equals("reactor.core.publisher.Mono")
+                || returnType.getName().equals("reactor.core.publisher.Flux")) { // by name: Reactor is optional
+            return LockDefinition.Holding.REACTIVE;
+        }
         if (reactive(returnType)) {
             throw where.invalid("returns the reactive type " + returnType.getName()
                             + ", which @DistributedLock does not support: the work runs when the result is subscribed to, "
                             + "after the method has returned, so the lock would be released before the work starts",
-                    "Return a CompletableFuture (the lock is then held until it completes), or take the lock "
-                            + "programmatically with DistributedLockClient.newOwner() around the reactive pipeline.", null);
+                    "Declare the return type as Reactor's Mono or Flux (the lock is then held for each subscription), "
+                            + "return a CompletableFuture (held until it completes), or take the lock programmatically "
+                            + "with DistributedLockClient.newOwner() around the reactive pipeline.", null);
         }
         return LockDefinition.Holding.SYNCHRONOUS;
     }

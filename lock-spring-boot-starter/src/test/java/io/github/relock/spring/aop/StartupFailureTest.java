@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.reactivestreams.Publisher;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -73,11 +74,20 @@ class StartupFailureTest {
     }
 
     @Test
-    void reactiveReturnType() {
+    void reactiveReturnTypeOtherThanMonoOrFlux() {
         failsWith(Reactive.class, analysis -> {
-            assertThat(analysis.getDescription()).contains("method ship(String)", "reactor.core.publisher.Mono",
+            assertThat(analysis.getDescription()).contains("method ship(String)", "org.reactivestreams.Publisher",
                     "released before the work starts");
-            assertThat(analysis.getAction()).contains("CompletableFuture");
+            assertThat(analysis.getAction()).contains("Mono or Flux", "CompletableFuture");
+        });
+    }
+
+    @Test
+    void reactiveMethodWithSeveralKeys() {
+        failsWith(ReactiveMultiKey.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("method ship(String, String)", "Mono with 2 keys",
+                    "multi-lock has no non-blocking calls");
+            assertThat(analysis.getAction()).contains("one key");
         });
     }
 
@@ -214,8 +224,16 @@ class StartupFailureTest {
     public static class Reactive {
 
         @DistributedLock(key = "#id")
-        public Mono<String> ship(String id) {
+        public Publisher<String> ship(String id) {
             return Mono.just(id);
+        }
+    }
+
+    public static class ReactiveMultiKey {
+
+        @DistributedLock(keys = { "#a", "#b" })
+        public Mono<String> ship(String a, String b) {
+            return Mono.just(a + b);
         }
     }
 
