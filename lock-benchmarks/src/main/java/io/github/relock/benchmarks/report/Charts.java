@@ -17,10 +17,12 @@ import javax.imageio.ImageIO;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.CategorySeries.CategorySeriesRenderStyle;
 import org.knowm.xchart.style.Styler.LegendLayout;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.SeriesMarkers;
+import org.knowm.xchart.style.theme.XChartTheme;
 
 /**
  * The report's figures as PNG charts beside the Markdown file: ops/s per workload and library as grouped
@@ -34,6 +36,7 @@ public final class Charts {
 
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 560;
+    private static final Color[] PALETTE = new XChartTheme().getSeriesColors();
 
     static {
         // benchmark machines and CI have no display; XChart draws into a BufferedImage only
@@ -80,7 +83,8 @@ public final class Charts {
         }
         Optional<Curves> curves = curves(report.results(), LATENCY_WORKLOAD);
         if (curves.isPresent()) {
-            written.add(save(curveChart(curves.get()), dir.resolve(name + "-w3-wait.png")));
+            List<String> order = List.copyOf(bars.byLibrary().keySet());
+            written.add(save(curveChart(curves.get(), order), dir.resolve(name + "-w3-wait.png")));
         }
         return written;
     }
@@ -129,22 +133,32 @@ public final class Charts {
         style(chart);
         chart.getStyler().setYAxisDecimalPattern("#,##0");
         chart.getStyler().setYAxisMin(0.0);
-        bars.byLibrary().forEach((library, values) -> chart.addSeries(library, bars.workloads(), values));
+        List<String> order = List.copyOf(bars.byLibrary().keySet());
+        bars.byLibrary().forEach((library, values) ->
+                chart.addSeries(library, bars.workloads(), values).setFillColor(colour(order, library)));
         return chart;
     }
 
-    static CategoryChart curveChart(Curves curves) {
+    /** {@code order}: every library of the run, so that each keeps the colour it has in the bar chart. */
+    static CategoryChart curveChart(Curves curves, List<String> order) {
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
                 .title(curves.workload() + " contended (" + curves.threads() + " threads on one key): wait in lock() by percentile")
                 .xAxisTitle("percentile of acquisitions, all runs (one more nine per step after p90)")
                 .yAxisTitle("wait in lock(), ms (log scale)").build();
         style(chart);
         chart.getStyler().setDefaultSeriesRenderStyle(CategorySeriesRenderStyle.Line);
+        // every library's point on its percentile, not shifted sideways as grouped bars would be
+        chart.getStyler().setOverlapped(true);
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");
         chart.getStyler().setMarkerSize(8);
-        curves.millisByLibrary().forEach((library, millis) ->
-                chart.addSeries(library, curves.labels(), millis).setMarker(SeriesMarkers.CIRCLE));
+        curves.millisByLibrary().forEach((library, millis) -> {
+            Color colour = colour(order, library);
+            CategorySeries series = chart.addSeries(library, curves.labels(), millis);
+            series.setMarker(SeriesMarkers.CIRCLE);
+            series.setLineColor(colour);
+            series.setMarkerColor(colour);
+        });
         return chart;
     }
 
@@ -156,6 +170,11 @@ public final class Charts {
         chart.getStyler().setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
         chart.getStyler().setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         chart.getStyler().setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+    }
+
+    private static Color colour(List<String> order, String library) {
+        int index = Math.max(0, order.indexOf(library));
+        return PALETTE[index % PALETTE.length];
     }
 
     /** "W3, 4x4 threads"; a row that never started has "-" threads, which a later row replaces. */
