@@ -31,17 +31,17 @@ import org.knowm.xchart.style.theme.XChartTheme;
  */
 public final class Charts {
 
+    static {
+        // first of all statics: the theme below loads AWT, which reads this once; CI has no display
+        System.setProperty("java.awt.headless", "true");
+    }
+
     /** The contended workload whose wait distribution is drawn. */
     public static final String LATENCY_WORKLOAD = "W3";
 
     private static final int WIDTH = 1000;
     private static final int HEIGHT = 560;
     private static final Color[] PALETTE = new XChartTheme().getSeriesColors();
-
-    static {
-        // benchmark machines and CI have no display; XChart draws into a BufferedImage only
-        System.setProperty("java.awt.headless", "true");
-    }
 
     private Charts() {
     }
