@@ -2,6 +2,7 @@ package io.github.relock.benchmarks;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +19,7 @@ import io.github.relock.benchmarks.libraries.RedissonLibrary;
 import io.github.relock.benchmarks.libraries.RelockLibrary;
 import io.github.relock.benchmarks.libraries.SpringIntegrationLibrary;
 import io.github.relock.benchmarks.redis.RedisAdmin;
+import io.github.relock.benchmarks.report.Charts;
 import io.github.relock.benchmarks.report.Environment;
 import io.github.relock.benchmarks.report.Report;
 import io.github.relock.benchmarks.workloads.Contended;
@@ -32,14 +34,15 @@ import io.github.relock.test.RedisServer;
 
 /**
  * {@code java -jar lock-benchmarks.jar [flags]}: starts a redis-server on a free loopback port, runs
- * every chosen library through every chosen workload against it, stops it, prints a Markdown report.
+ * every chosen library through every chosen workload against it, stops it, prints a Markdown report;
+ * with {@code --out=FILE} also writes it to FILE and its charts (PNG) beside it.
  */
 public final class BenchmarkMain {
 
     private BenchmarkMain() {
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         Options options;
         try {
             options = Options.parse(args);
@@ -53,14 +56,31 @@ public final class BenchmarkMain {
             System.out.println(Options.usage());
             return;
         }
-        String report = run(options).render();
-        System.out.print(report);
+        Report report = run(options);
+        System.out.print(report.render());
         if (options.out() != null) {
-            Files.writeString(options.out(), report);
-            System.err.println("report written to " + options.out().toAbsolutePath());
+            try {
+                write(report, options.out()).forEach(file -> System.err.println("written: " + file.toAbsolutePath()));
+            }
+            catch (IOException ex) {
+                System.err.println("could not write the report or its charts (check --out=" + options.out() + "): " + ex);
+                System.exit(1);
+            }
         }
         // library threads (Netty, schedulers) must not keep the JVM alive after the report
         System.exit(0);
+    }
+
+    /**
+     * The Markdown report to {@code out}, and its charts beside it ({@link Charts#write}).
+     *
+     * @return the report file, then the chart files
+     */
+    public static List<Path> write(Report report, Path out) throws IOException {
+        Files.writeString(out, report.render());
+        List<Path> written = new ArrayList<>(List.of(out));
+        written.addAll(Charts.write(report, out));
+        return written;
     }
 
     /** One full run; also what the smoke test calls. */

@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * @param annotationDuration time for the annotation overhead comparison, warm-up not included
  * @param candidate        another build of lock-core (classes directory or jar) to run as library
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
- * @param out              also write the report here
+ * @param out              also write the report here, and its charts beside it
  */
 public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
@@ -113,7 +113,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --annotation-duration=12s  time for the annotation comparison (plus up to 2 s warm-up)
                   --candidate=PATH         also run lock-core from PATH (target/classes or jar) as
                                            relock-candidate, to measure a change against relock
-                  --out=FILE               also write the report to FILE
+                  --out=FILE               also write the report to FILE, and beside it the charts
+                                           NAME-ops.png and NAME-w3-wait.png (NAME: FILE without .md)
                 durations: 500ms, 5s, 2m or ISO-8601 (PT5S)""";
     }
 

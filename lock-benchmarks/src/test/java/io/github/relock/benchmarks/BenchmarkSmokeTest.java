@@ -4,26 +4,34 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.github.relock.benchmarks.report.AnnotationResult;
 import io.github.relock.benchmarks.report.CallersResult;
+import io.github.relock.benchmarks.report.ChartAssertions;
+import io.github.relock.benchmarks.report.Charts;
 import io.github.relock.benchmarks.report.Report;
 import io.github.relock.benchmarks.report.Result;
 import io.github.relock.benchmarks.report.WatchdogResult;
 
 /**
  * Every library through every workload for a fraction of a second on a real redis-server: the harness
- * runs end to end, nothing overlaps, nothing throws, and the report renders. Not a measurement.
+ * runs end to end, nothing overlaps, nothing throws, and the report renders and is written with its
+ * charts. Not a measurement.
  */
 class BenchmarkSmokeTest {
 
     @Test
     @Timeout(120)
-    void everyLibraryRunsEveryWorkloadWithoutOverlaps() {
+    void everyLibraryRunsEveryWorkloadWithoutOverlaps(@TempDir Path dir) throws IOException {
         // 150 ms warm-up: after 50 ms, relock W6 once completed nothing in its 200 ms window on a loaded 2-core
         // machine (most likely the fair lock's first use in the JVM: scripts loading, code not yet compiled)
         Options options = Options.parse("--duration=200ms", "--warmup=150ms", "--jvm-warmup=0", "--rounds=1", "--count-duration=100ms",
@@ -72,5 +80,20 @@ class BenchmarkSmokeTest {
         assertTrue(markdown.contains("| relock | W3 |"), markdown);
         assertTrue(markdown.contains("| redisson | W5 | 2x2 |") && markdown.contains("| relock | W6 | 2x2 |"), markdown);
         assertTrue(markdown.contains("| raw | W6 | - |") && markdown.contains("skipped: RAW runs only"), markdown);
+
+        // --out: the report, then its charts beside it, drawn from this run's rows
+        Path out = dir.resolve("smoke.md");
+        assertEquals(List.of(out, dir.resolve("smoke-ops.png"), dir.resolve("smoke-w3-wait.png")),
+                BenchmarkMain.write(report, out));
+        assertEquals(markdown, Files.readString(out));
+        ChartAssertions.assertChart(dir.resolve("smoke-ops.png"));
+        ChartAssertions.assertChart(dir.resolve("smoke-w3-wait.png"));
+        Charts.Bars bars = Charts.bars(report.results());
+        assertEquals(List.of("W1", "W2", "W3", "W4", "W5", "W6"), bars.workloads().stream()
+                .map(w -> w.substring(0, 2)).toList());
+        assertEquals(Options.ALL_LIBRARIES, List.copyOf(bars.byLibrary().keySet()));
+        assertEquals(Arrays.asList(null, null), bars.byLibrary().get("raw").subList(4, 6), "raw has no W5, W6 bars");
+        assertEquals(Options.ALL_LIBRARIES, List.copyOf(Charts.curves(report.results(), "W3").orElseThrow()
+                .millisByLibrary().keySet()), "a W3 wait curve per library");
     }
 }

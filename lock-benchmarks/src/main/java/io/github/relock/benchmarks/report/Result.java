@@ -31,10 +31,12 @@ import org.jspecify.annotations.Nullable;
  * @param overlaps         critical sections entered while another was inside (must be 0)
  * @param errors           operations that threw
  * @param note             anything the reader must know about this row
+ * @param latencyCurve     the same latency at p50 ... max, for the charts; empty if nothing completed
  */
 public record Result(String library, String workload, String threads, double opsPerSecond, double opsMin,
         double opsMax, int runs, double p50Micros, double p99Micros, double maxMicros,
         Map<String, KindLatency> latencyByKind, double callsPerOp,
         @Nullable Double clientCmdsPerOp, Map<String, Double> clientMix, double clientCpuMicros,
-        double redisCpuMicros, double clientBytes, long overlaps, long errors, String note) {
+        double redisCpuMicros, double clientBytes, long overlaps, long errors, String note,
+        LatencyCurve latencyCurve) {
 }

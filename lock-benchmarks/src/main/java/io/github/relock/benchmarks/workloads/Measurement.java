@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 import io.github.relock.benchmarks.report.KindLatency;
+import io.github.relock.benchmarks.report.LatencyCurve;
 import io.github.relock.benchmarks.report.Result;
 
 /**
@@ -57,7 +58,8 @@ public record Measurement(String library, String workload, String threads, long 
             long errors = runs.stream().mapToLong(Measurement::errors).sum();
             return new Result(first.library, first.workload, first.threads, Double.NaN, Double.NaN, Double.NaN, 0,
                     Double.NaN, Double.NaN, Double.NaN, Map.of(), Double.NaN, null, Map.of(), Double.NaN, Double.NaN,
-                    Double.NaN, runs.stream().mapToLong(Measurement::overlaps).sum(), Math.max(errors, 1), notes(runs));
+                    Double.NaN, runs.stream().mapToLong(Measurement::overlaps).sum(), Math.max(errors, 1), notes(runs),
+                    LatencyCurve.empty());
         }
         List<Double> throughput = new ArrayList<>(valid.stream().map(Measurement::opsPerSecond).toList());
         throughput.sort(Comparator.naturalOrder());
@@ -95,7 +97,7 @@ public record Measurement(String library, String workload, String threads, long 
                 latency.getValueAtPercentile(99) / 1000.0, latency.getMaxValue() / 1000.0, latencyByKind,
                 (double) calls / ops, clientPerOp, mix, clientCpu / 1000.0 / ops, redisCpu / 1000.0 / ops,
                 (double) bytes / ops, runs.stream().mapToLong(Measurement::overlaps).sum(),
-                runs.stream().mapToLong(Measurement::errors).sum(), notes(runs));
+                runs.stream().mapToLong(Measurement::errors).sum(), notes(runs), LatencyCurve.ofNanos(latency));
     }
 
     private static double median(List<Double> sorted) {
