@@ -128,11 +128,11 @@ public final class BenchmarkMain {
                 }
             }
             if (options.workloads().contains("W7")) {
-                report.describe("W7: 10,000 callers on 100 keys, each holding 1 ms: relock's asynchronous calls in "
+                report.describe("W7: " + options.callers() + " callers on 100 keys, each holding 1 ms: relock's asynchronous calls in "
                         + "Reactor, Redisson's RLockReactive, relock's blocking calls on virtual threads (JDK 21+) and "
                         + "on a 200-thread pool; warm-up, measured window and MONITOR pass as for the other workloads");
                 progress("W7 many callers");
-                new io.github.relock.benchmarks.workloads.ManyCallers().run(context).forEach(report::add);
+                new io.github.relock.benchmarks.workloads.ManyCallers(options.callers()).run(context).forEach(report::add);
             }
             if (options.workloads().contains("annotation")) {
                 progress("annotation overhead");

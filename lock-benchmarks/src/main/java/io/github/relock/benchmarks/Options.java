@@ -31,13 +31,14 @@ import org.jspecify.annotations.Nullable;
  * @param watchdogDuration how long they are held while renewal traffic is counted
  * @param watchdogTimeout  the watchdog timeout given to every library in that workload
  * @param annotationDuration time for the annotation overhead comparison, warm-up not included
+ * @param callers          W7 concurrent callers (on 100 keys)
  * @param candidate        another build of lock-core (classes directory or jar) to run as library
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here, and its charts beside it
  */
 public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
-        Duration watchdogTimeout, Duration annotationDuration, @Nullable Path candidate, @Nullable Path out) {
+        Duration watchdogTimeout, Duration annotationDuration, int callers, @Nullable Path candidate, @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
@@ -46,7 +47,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
                 16, 4, 4, ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3),
-                Duration.ofSeconds(12), null, null);
+                Duration.ofSeconds(12), 10_000, null, null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -78,6 +79,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                 duration(flags.remove("watchdog-duration"), d.watchdogDuration),
                 duration(flags.remove("watchdog-timeout"), d.watchdogTimeout),
                 duration(flags.remove("annotation-duration"), d.annotationDuration),
+                positive("callers", flags.remove("callers"), d.callers),
                 flags.containsKey("candidate") ? Path.of(flags.remove("candidate")) : null,
                 flags.containsKey("out") ? Path.of(flags.remove("out")) : null);
         if (!flags.isEmpty()) {
@@ -89,7 +91,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     /** The same settings with other run times: for unrecorded warm-up runs. */
     public Options withRunTimes(Duration newWarmup, Duration newDuration, Duration newCountDuration) {
         return new Options(newDuration, newWarmup, jvmWarmup, rounds, newCountDuration, threads, clients, clientThreads,
-                libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, candidate, out);
+                libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, callers, candidate,
+                out);
     }
 
     public static String usage() {
@@ -111,6 +114,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library
                   --annotation-duration=12s  time for the annotation comparison (plus up to 2 s warm-up)
+                  --callers=10000          W7 concurrent callers, on 100 keys, each holding 1 ms
                   --candidate=PATH         also run lock-core from PATH (target/classes or jar) as
                                            relock-candidate, to measure a change against relock
                   --out=FILE               also write the report to FILE, and beside it the charts

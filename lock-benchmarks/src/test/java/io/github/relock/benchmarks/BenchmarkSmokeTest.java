@@ -30,13 +30,13 @@ import io.github.relock.benchmarks.report.WatchdogResult;
 class BenchmarkSmokeTest {
 
     @Test
-    @Timeout(120)
+    @Timeout(240)
     void everyLibraryRunsEveryWorkloadWithoutOverlaps(@TempDir Path dir) throws IOException {
         // 150 ms warm-up: after 50 ms, relock W6 once completed nothing in its 200 ms window on a loaded 2-core
         // machine (most likely the fair lock's first use in the JVM: scripts loading, code not yet compiled)
         Options options = Options.parse("--duration=200ms", "--warmup=150ms", "--jvm-warmup=0", "--rounds=1", "--count-duration=100ms",
                 "--threads=4", "--clients=2", "--client-threads=2", "--watchdog-locks=50", "--watchdog-duration=1s",
-                "--watchdog-timeout=900ms", "--annotation-duration=400ms");
+                "--watchdog-timeout=900ms", "--annotation-duration=400ms", "--callers=200");
 
         Report report = BenchmarkMain.run(options);
 

@@ -31,14 +31,13 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * W7: many callers, few keys. 10,000 callers take locks on 100 keys, each holding 1 ms, over and over:
+ * W7: many callers, few keys. 10,000 callers (by default) take locks on 100 keys, each holding 1 ms, over and over:
  * relock's asynchronous calls in Reactor, Redisson's {@code RLockReactive}, relock's blocking calls on
  * virtual threads (JDK 21+) and on a 200-thread pool. What it shows is what a waiter costs: threads,
  * heap, and whether acquisitions keep flowing when most callers wait.
  */
 public final class ManyCallers {
 
-    static final int CALLERS = 10_000;
     static final int KEYS = 100;
     static final Duration HOLD = Duration.ofMillis(1);
     static final Duration WAIT = Duration.ofSeconds(60);
@@ -49,6 +48,12 @@ public final class ManyCallers {
         Mono<Boolean> acquire();
 
         Mono<Void> release();
+    }
+
+    private final int callers;
+
+    public ManyCallers(int callers) {
+        this.callers = callers;
     }
 
     public List<CallersResult> run(RunContext context) {
@@ -109,7 +114,7 @@ public final class ManyCallers {
             System.gc(); // with every caller still in flight: what 10,000 of them cost
             long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
             int peak = threads.getPeakThreadCount();
-            return new CallersResult(variant, CALLERS, acquisitions / seconds, p99, max, peak, peak - before, heap,
+            return new CallersResult(variant, callers, acquisitions / seconds, p99, max, peak, peak - before, heap,
                     counted == 0 ? Double.NaN : (double) clientCommands / counted, stats.failed.sum(), "");
         }
         catch (UnsupportedOperationException ex) {
@@ -169,11 +174,11 @@ public final class ManyCallers {
     }
 
     /** Runs every caller as an endless non-blocking loop: take, hold {@link #HOLD}, give back, again. */
-    private static AutoCloseable reactive(Stats stats, IntFunction<Caller> callers, Runnable close) {
+    private AutoCloseable reactive(Stats stats, IntFunction<Caller> newCaller, Runnable close) {
         Scheduler holding = Schedulers.newSingle("w7-hold", true);
-        CountDownLatch stopped = new CountDownLatch(CALLERS);
-        for (int i = 0; i < CALLERS; i++) {
-            loop(callers.apply(i), stats, holding, stopped);
+        CountDownLatch stopped = new CountDownLatch(callers);
+        for (int i = 0; i < callers; i++) {
+            loop(newCaller.apply(i), stats, holding, stopped);
         }
         return () -> {
             stats.running = false;
@@ -221,10 +226,10 @@ public final class ManyCallers {
      * The blocking calls: with a thread per caller (virtual) each caller loops on its own thread; on a pool,
      * each acquisition is a task that submits the caller's next one, and its wait counts from submission.
      */
-    private static AutoCloseable blocking(RedisTarget target, Stats stats, ExecutorService executor, boolean own) {
+    private AutoCloseable blocking(RedisTarget target, Stats stats, ExecutorService executor, boolean own) {
         LettuceConnectionFactory factory = factory(target);
         RedisLockClient client = RedisLockClient.builder(factory).build();
-        for (int i = 0; i < CALLERS; i++) {
+        for (int i = 0; i < callers; i++) {
             ReentrantDistributedLock lock = client.getLock("w7-" + i % KEYS);
             if (own) {
                 executor.execute(() -> {
