@@ -27,7 +27,7 @@ final class BrokenClose {
                 "chaos-dummy-watchdog", hold -> { }));
         ReleaseSubscriptions dummy = new ReleaseSubscriptions(real.commands().connectionFactory(), "chaos-dummy");
         set(runtime, "context", new ClientContext(real.clientId(), real.owners(), real.commands(), new HoldRegistry(),
-                real.waiting(), dummy, real.watchdogLeaseMillis(), real.openCheck(), real.lossReporter(),
+                real.waiting(), real.turns(), dummy, real.watchdogLeaseMillis(), real.openCheck(), real.lossReporter(),
                 real.async()));
     }
 

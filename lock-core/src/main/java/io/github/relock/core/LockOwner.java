@@ -8,7 +8,9 @@ import java.util.Objects;
  * {@code LockOwner} from start to end. Create it with {@link RedisLockClient#newOwner()}.
  *
  * <p>Two handles for the same lock name and the same owner share the hold: the second acquisition
- * re-enters. Do not use one owner from two threads at the same time.
+ * re-enters. Calls of one owner on one lock may come from several threads, or be several asynchronous
+ * calls at once: the client runs them one at a time, so each re-entry and release counts once. Whatever
+ * they do under the lock is not excluded from each other, as for nested calls of one thread.
  */
 public final class LockOwner {
 

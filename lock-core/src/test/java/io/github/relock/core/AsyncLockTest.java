@@ -78,6 +78,26 @@ class AsyncLockTest {
                 .hasCauseInstanceOf(IllegalMonitorStateException.class);
     }
 
+    /** Found by a break-it pass: two calls of one owner at once both read "no hold" and wrote over each other. */
+    @Test
+    void twoCallsOfOneOwnerAtOnceCountTwoHoldsAndKeepOthersOut() throws Exception {
+        for (int run = 0; run < 100; run++) {
+            String name = "async:twice:" + run;
+            LockOwner owner = client.newOwner();
+            ReentrantDistributedLock lock = client.getLock(name);
+            CompletableFuture<Boolean> first = lock.tryLockAsync(Duration.ofSeconds(5), null, owner);
+            CompletableFuture<Boolean> second = lock.tryLockAsync(Duration.ofSeconds(5), null, owner);
+            boolean blocking = client.getLock(name, owner).tryLock(5, TimeUnit.SECONDS); // and the blocking face
+            assertThat(first.get(5, TimeUnit.SECONDS) && second.get(5, TimeUnit.SECONDS) && blocking).isTrue();
+            assertThat(client.getLock(name, owner).getHoldCount()).as("run " + run).isEqualTo(3);
+            lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+            lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+            assertThat(other.getLock(name).tryLock()).as("still held once, run " + run).isFalse();
+            lock.unlockAsync(owner).get(5, TimeUnit.SECONDS);
+            assertThat(lock.isLocked()).isFalse();
+        }
+    }
+
     @Test
     void aThousandWaitersHoldNoThreadAndEachGetsTheLockInTurn() throws Exception {
         ReentrantDistributedLock held = other.getLock("async:many");

@@ -10,6 +10,7 @@ import java.util.function.Consumer;
  * @param commands            the Redis calls
  * @param holds               this client's holds, also the watchdog's work list
  * @param waiting             this client's waiting threads, per lock and owner
+ * @param turns               one call at a time per lock and owner
  * @param subscriptions       release notifications for waiters
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
@@ -17,6 +18,6 @@ import java.util.function.Consumer;
  * @param async               runs the asynchronous calls' round trips and timers
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
-        WaitingOwners waiting, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
+        WaitingOwners waiting, OwnerTurns turns, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
         Consumer<Hold> lossReporter, AsyncRunner async) {
 }

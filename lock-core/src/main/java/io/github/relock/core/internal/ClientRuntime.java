@@ -52,8 +52,9 @@ public final class ClientRuntime implements AutoCloseable {
         HoldRegistry holds = new HoldRegistry();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
-        this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(), subscriptions,
-                watchdogMillis, this::checkOpen, this::reportLost, new AsyncRunner("relock-async-" + clientId));
+        this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
+                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost,
+                new AsyncRunner("relock-async-" + clientId));
         this.listeners.addAll(listeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
                 this::reportLost);

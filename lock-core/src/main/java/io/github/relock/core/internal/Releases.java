@@ -37,6 +37,17 @@ final class Releases {
      * @throws LockLostException            if its hold is gone (it is told once)
      */
     void unlock(Holder holder) {
+        if (holder.thread() != null) {
+            unlockInTurn(holder); // a thread makes one call at a time
+            return;
+        }
+        context.turns().take(keys, holder.id(), () -> {
+            unlockInTurn(holder);
+            return null;
+        });
+    }
+
+    private void unlockInTurn(Holder holder) {
         Hold hold = context.holds().get(keys, holder.id());
         if (hold == null) {
             throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe());

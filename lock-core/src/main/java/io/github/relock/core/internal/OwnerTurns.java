@@ -1,0 +1,39 @@
+package io.github.relock.core.internal;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * One owner's calls on one lock, one at a time in this client. Each call reads the owner's hold before
+ * its round trip (whether it re-enters, how many holds it gives back); two calls of one owner at once (an
+ * explicit owner on two threads, or two asynchronous calls) would both read the same count and then
+ * write over each other's hold. Calls of different owners, or on different locks, never wait here.
+ */
+final class OwnerTurns {
+
+    private static final class Turn {
+        final ReentrantLock lock = new ReentrantLock(); // not a monitor: a virtual thread waiting here does not pin
+        int users;
+    }
+
+    private final ConcurrentHashMap<HoldId, Turn> turns = new ConcurrentHashMap<>();
+
+    /** Runs {@code call} once no other call of {@code ownerId} on {@code keys} runs. */
+    <T> T take(LockKeys keys, String ownerId, Supplier<T> call) {
+        HoldId id = new HoldId(keys.lock(), ownerId);
+        Turn turn = turns.compute(id, (key, existing) -> {
+            Turn used = existing != null ? existing : new Turn();
+            used.users++;
+            return used;
+        });
+        turn.lock.lock();
+        try {
+            return call.get();
+        }
+        finally {
+            turn.lock.unlock();
+            turns.computeIfPresent(id, (key, used) -> --used.users == 0 ? null : used);
+        }
+    }
+}
