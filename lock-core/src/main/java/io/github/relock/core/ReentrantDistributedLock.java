@@ -138,6 +138,12 @@ public interface ReentrantDistributedLock extends Lock {
      * {@link LockOperationException} if Redis cannot be reached, {@link LockLostException} for a re-entry
      * into a lost hold, {@link IllegalStateException} once the client is closed.
      *
+     * <p>The future completes on one of those few threads, so callbacks chained with {@code thenApply}
+     * and the like run there too: blocking work in them (a {@code get()}, a blocking I/O call) holds up
+     * every asynchronous call of the client. Use the {@code *Async} variants for such work. While Redis
+     * does not answer, each attempt takes up to the connection factory's command timeout, and a deadline
+     * can be passed by that much (more when many waiters retry at once).
+     *
      * @param waitTime  how long to wait; zero or negative: one attempt
      * @param leaseTime how long the hold lasts unless released; null: the watchdog renews it until then
      * @throws IllegalArgumentException if {@code owner} belongs to another client, or to another owner than
