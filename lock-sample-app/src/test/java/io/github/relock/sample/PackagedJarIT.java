@@ -20,6 +20,8 @@ import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import com.jayway.jsonpath.JsonPath;
 
@@ -103,12 +105,14 @@ class PackagedJarIT {
         return output;
     }
 
-    @Test
+    /** Also on the AOT-generated context, which was generated for the web application. */
+    @ParameterizedTest(name = "jvm args {0}")
+    @ValueSource(strings = {"", "-Dspring.aot.enabled=true"})
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
-    void theJarsDemoPrintsItsTableAndExitsZero(@TempDir Path dir) throws Exception {
+    void theJarsDemoPrintsItsTableAndExitsZero(String jvmArg, @TempDir Path dir) throws Exception {
         int redisPort = TestSupport.freePort();
         Path log = dir.resolve("demo.log");
-        Process demo = start(log, List.of(), "--demo", "--spring.data.redis.port=" + redisPort,
+        Process demo = start(log, jvmArg.isEmpty() ? List.of() : List.of(jvmArg), "--demo", "--spring.data.redis.port=" + redisPort,
                 "--spring.datasource.url=jdbc:h2:file:" + dir.resolve("orders") + ";AUTO_SERVER=TRUE");
         try {
             if (!demo.waitFor(3, TimeUnit.MINUTES)) {
@@ -121,6 +125,7 @@ class PackagedJarIT {
         String output = Files.readString(log, StandardCharsets.UTF_8);
         assertThat(demo.exitValue()).as(output).isZero();
         assertThat(output).containsPattern("payments in the database +1 +OK: exactly one");
+        assertThat(output.contains("Starting AOT-processed SampleApplication")).as(output).isEqualTo(!jvmArg.isEmpty());
         assertThat(TestSupport.listening(redisPort)).isFalse();
     }
 
