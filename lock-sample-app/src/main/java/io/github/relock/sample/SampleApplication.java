@@ -1,5 +1,6 @@
 package io.github.relock.sample;
 
+import org.springframework.aot.AotDetector;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -27,12 +28,25 @@ public class SampleApplication {
         }
     }
 
-    /** The application as {@link #main} runs it: without a web server for {@code --demo}. */
+    /** The application as {@link #main} runs it: for {@code --demo}, see {@link #demoWebApplicationType()}. */
     public static SpringApplication application(String... args) {
         SpringApplication application = new SpringApplication(SampleApplication.class);
         if (RaceDemo.requested(args)) {
-            application.setWebApplicationType(WebApplicationType.NONE);
+            application.setWebApplicationType(demoWebApplicationType());
         }
         return application;
+    }
+
+    /**
+     * {@code --demo} needs no web server, but the AOT-generated context ({@code -Dspring.aot.enabled=true}) was
+     * generated for the web application: there the demo keeps an idle one, on a free port.
+     */
+    public static WebApplicationType demoWebApplicationType() {
+        if (!AotDetector.useGeneratedArtifacts()) {
+            return WebApplicationType.NONE;
+        }
+        // above application.yml's 8080, below a --server.port the user gives
+        System.setProperty("server.port", "0");
+        return WebApplicationType.SERVLET;
     }
 }

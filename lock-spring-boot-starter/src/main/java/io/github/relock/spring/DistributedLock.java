@@ -6,6 +6,10 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
+import io.github.relock.spring.aot.DistributedLockReflectiveProcessor;
+
 /**
  * Runs the annotated method while holding a Redis lock, so that one call at a time runs per lock key
  * across every instance of the application.
@@ -49,6 +53,8 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+// AOT: the aspect invokes the method, its fallback and its key arguments' getters reflectively
+@Reflective(DistributedLockReflectiveProcessor.class)
 public @interface DistributedLock {
 
     /**

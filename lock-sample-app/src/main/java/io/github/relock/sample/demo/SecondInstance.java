@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.Banner;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -18,7 +17,7 @@ import io.github.relock.sample.SampleApplication;
 /**
  * Another instance of the application in this JVM: a separate Spring context with its own lock client
  * (a random client id, its own Redis connections), its own connection pool, its own beans, and no web
- * server. It finds the Redis the first instance uses answering, so it shares it, and it uses the same
+ * server (an idle one on a free port on the AOT-generated context). It finds the Redis the first instance uses answering, so it shares it, and it uses the same
  * database URL.
  */
 final class SecondInstance {
@@ -31,7 +30,7 @@ final class SecondInstance {
         inherited(environment, inheritedPrefixes).forEach((key, value) -> args.add("--" + key + "=" + value));
         args.add("--spring.main.log-startup-info=false");
         return new SpringApplicationBuilder(SampleApplication.class)
-                .web(WebApplicationType.NONE)
+                .web(SampleApplication.demoWebApplicationType())
                 .bannerMode(Banner.Mode.OFF)
                 .registerShutdownHook(false)
                 .run(args.toArray(String[]::new));
