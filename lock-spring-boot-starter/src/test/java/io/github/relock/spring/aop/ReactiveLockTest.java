@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
@@ -279,7 +280,15 @@ class ReactiveLockTest {
                 if (now > maxAllowed) {
                     overlaps.incrementAndGet();
                 }
-                return body.doFinally(signal -> inside.decrementAndGet());
+                // out when it signals its end (a doFinally hook runs only after the release it triggered), or
+                // once a cancel has gone all the way up
+                AtomicBoolean out = new AtomicBoolean();
+                Runnable leave = () -> {
+                    if (out.compareAndSet(false, true)) {
+                        inside.decrementAndGet();
+                    }
+                };
+                return body.doOnTerminate(leave).doFinally(signal -> leave.run());
             });
         }
 
