@@ -116,7 +116,8 @@ public final class RelockAutoConfiguration {
             ObjectProvider<LockFailureHandler> failureHandler, ObjectProvider<LockObserver> observer) {
         SingletonSupplier<Optional<LockFailureHandler>> handler =
                 SingletonSupplier.of(() -> Optional.ofNullable(failureHandler.getIfUnique()));
-        SingletonSupplier<LockObserver> lockObserver = SingletonSupplier.of(() -> observer.getIfUnique(() -> LockObserver.NOOP));
+        SingletonSupplier<LockObserver> lockObserver =
+                SingletonSupplier.of(() -> LockObserver.all(observer.orderedStream().toList()));
         DistributedLockInterceptor interceptor = new DistributedLockInterceptor(SingletonSupplier.of(client::getObject),
                 SingletonSupplier.of(definitions::getObject), () -> handler.obtain().orElse(null), lockObserver::obtain);
         // read directly: creating the properties bean this early would keep it from some post-processors
