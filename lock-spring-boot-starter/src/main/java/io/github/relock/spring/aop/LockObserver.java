@@ -1,24 +1,18 @@
 package io.github.relock.spring.aop;
 
-import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 
 /**
  * Hears about each {@code @DistributedLock} call's acquisition and hold, for metrics and tracing. The
  * starter plugs in Micrometer Observation when it is on the class path, and meters when there is a
- * {@code MeterRegistry}; every {@code LockObserver} bean is told ({@link #all}).
+ * {@code MeterRegistry}; every {@code LockObserver} bean is told ({@link LockObservers#of}).
+ * {@link #NOOP} when there is none.
  * Implementations see the logical lock name only, never the resolved key, so tags stay low-cardinality.
  */
 public interface LockObserver {
 
     /** Observes nothing. */
     LockObserver NOOP = lockName -> Acquisition.NOOP;
-
-    /** Tells every one of {@code observers}, in order: {@link #NOOP} for none, the observer itself for one. */
-    static LockObserver all(List<LockObserver> observers) {
-        return observers.isEmpty() ? NOOP : observers.size() == 1 ? observers.get(0) : new LockObservers(observers);
-    }
 
     /** A call starts waiting for the locks of {@code lockName}. */
     Acquisition acquisitionStarted(String lockName);

@@ -6,12 +6,17 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /** Several {@link LockObserver}s told of the same calls, each through its own acquisition and hold. */
-final class LockObservers implements LockObserver {
+public final class LockObservers implements LockObserver {
 
     private final List<LockObserver> observers;
 
-    LockObservers(List<LockObserver> observers) {
+    private LockObservers(List<LockObserver> observers) {
         this.observers = List.copyOf(observers);
+    }
+
+    /** Tells every one of {@code observers}, in order: {@link LockObserver#NOOP} for none, the observer itself for one. */
+    public static LockObserver of(List<LockObserver> observers) {
+        return observers.isEmpty() ? NOOP : observers.size() == 1 ? observers.get(0) : new LockObservers(observers);
     }
 
     @Override
