@@ -42,7 +42,7 @@ final class RedisDriverCheck {
                         + "(with Spring Boot: spring-boot-starter-data-redis brings Lettuce; remove redis.clients:jedis "
                         + "or set spring.data.redis.client-type=lettuce)";
         return new UnsupportedRedisDriverException(className, lettucePresent, "relock needs the Lettuce driver, but "
-                + "the RedisLockClient was given " + className + (lettucePresent ? "" : " and lettuce-core is not on "
+                + "the RedisLockClient runs on " + className + (lettucePresent ? "" : " and lettuce-core is not on "
                 + "the class path") + ": waiting for a lock relies on Lettuce's pub/sub (subscriptions confirmed, "
                 + "re-subscribed after a reconnect), while Jedis blocks a thread and a connection per subscription. "
                 + "To use relock, " + fix + ".");
