@@ -47,7 +47,7 @@ public final class RedisLockClient implements DistributedLockClient {
         this.runtime = new ClientRuntime(factory, settings, listeners);
     }
 
-    /** Starts a client over a spring-data-redis connection factory (Lettuce recommended). */
+    /** Starts a client over a spring-data-redis Lettuce connection factory; Jedis is refused at {@link Builder#build()}. */
     public static Builder builder(RedisConnectionFactory connectionFactory) {
         return new Builder(connectionFactory);
     }
@@ -238,7 +238,7 @@ public final class RedisLockClient implements DistributedLockClient {
             return this;
         }
 
-        /** @throws IllegalArgumentException if the settings do not fit together ({@link RedisLockClientSettings}) */
+        /** @throws IllegalArgumentException if the settings do not fit together, or {@link UnsupportedRedisDriverException} */
         public RedisLockClient build() {
             Duration ackTimeout = replicaAckTimeout != null ? replicaAckTimeout
                     : RedisLockClientSettings.defaultReplicaAckTimeout(watchdogTimeout);

@@ -138,6 +138,25 @@ class OrderPaymentTest {
     }
 
     @Test
+    void thePrometheusEndpointListsTheRelockMetersByLockNameAfterAPayment() {
+        long id = createOrder(base());
+        assertThat(post(base() + "/orders/" + id + "/pay").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> scrape = get(base() + "/actuator/prometheus");
+
+        assertThat(scrape.statusCode()).isEqualTo(200);
+        String name = "\\{[^}]*relock_lock_name=\"payments\"[^}]*\\}";
+        assertThat(scrape.body())
+                .containsPattern("relock_locks_held" + name + " 0\\.0")
+                .containsPattern("relock_locks_waiting" + name + " 0\\.0")
+                .containsPattern("relock_lock_not_acquired_total" + name)
+                .containsPattern("relock_lock_lost_total" + name)
+                .containsPattern("relock_lock_acquire_seconds_count\\{[^}]*relock_lock_outcome=\"acquired\"")
+                .containsPattern("relock_lock_held_seconds_count" + name)
+                .doesNotContain("payments:" + id);
+    }
+
+    @Test
     void theLedgerCalledOnItsOwnTakesTheLockOnce() {
         Order order = orders.create("grace", new BigDecimal("7.00"));
         Payment payment = orders.insertPayment(order.id(), order.amount(), 1, "test");

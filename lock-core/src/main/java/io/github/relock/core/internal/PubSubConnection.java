@@ -120,6 +120,10 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
                 closeQuietly(current);
             }
             RedisConnection fresh = factory.getConnection();
+            if (RedisDriverCheck.isJedis(fresh.getClass())) { // a wrapped Jedis factory: its subscribe never returns
+                closeQuietly(fresh);
+                throw RedisDriverCheck.refused(fresh.getClass().getName(), true);
+            }
             anchorConfirmations.set(0);
             try {
                 // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect

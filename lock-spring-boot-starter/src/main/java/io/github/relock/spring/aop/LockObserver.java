@@ -4,7 +4,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hears about each {@code @DistributedLock} call's acquisition and hold, for metrics and tracing. The
- * starter plugs in Micrometer Observation when it is on the class path; {@link #NOOP} otherwise.
+ * starter plugs in Micrometer Observation when it is on the class path, and meters when there is a
+ * {@code MeterRegistry}; every {@code LockObserver} bean is told ({@link LockObservers#of}).
+ * {@link #NOOP} when there is none.
  * Implementations see the logical lock name only, never the resolved key, so tags stay low-cardinality.
  */
 public interface LockObserver {

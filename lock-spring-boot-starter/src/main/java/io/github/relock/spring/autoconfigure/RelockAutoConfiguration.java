@@ -31,6 +31,7 @@ import io.github.relock.spring.aop.DistributedLockInterceptor;
 import io.github.relock.spring.aop.LockDefinitionFactory;
 import io.github.relock.spring.aop.LockDefinitionRegistry;
 import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.aop.LockObservers;
 import io.github.relock.spring.aop.LockedMethodProxyCheck;
 import io.github.relock.spring.aop.LockedMethodScanner;
 import io.github.relock.spring.aop.SpelLockKeyResolver;
@@ -116,7 +117,8 @@ public final class RelockAutoConfiguration {
             ObjectProvider<LockFailureHandler> failureHandler, ObjectProvider<LockObserver> observer) {
         SingletonSupplier<Optional<LockFailureHandler>> handler =
                 SingletonSupplier.of(() -> Optional.ofNullable(failureHandler.getIfUnique()));
-        SingletonSupplier<LockObserver> lockObserver = SingletonSupplier.of(() -> observer.getIfUnique(() -> LockObserver.NOOP));
+        SingletonSupplier<LockObserver> lockObserver =
+                SingletonSupplier.of(() -> LockObservers.of(observer.orderedStream().toList()));
         DistributedLockInterceptor interceptor = new DistributedLockInterceptor(SingletonSupplier.of(client::getObject),
                 SingletonSupplier.of(definitions::getObject), () -> handler.obtain().orElse(null), lockObserver::obtain);
         // read directly: creating the properties bean this early would keep it from some post-processors

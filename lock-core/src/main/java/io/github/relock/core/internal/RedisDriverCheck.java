@@ -1,0 +1,50 @@
+package io.github.relock.core.internal;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.ClassUtils;
+
+import io.github.relock.core.UnsupportedRedisDriverException;
+
+/**
+ * Refuses a driver that relock cannot wait on, before anything connects. Compares class names only: no
+ * Lettuce or Jedis class is loaded here, so the check works (and says what to do) when either is absent.
+ */
+final class RedisDriverCheck {
+
+    private static final String JEDIS_PACKAGE = "org.springframework.data.redis.connection.jedis.";
+    private static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
+
+    private RedisDriverCheck() {
+    }
+
+    /** @throws UnsupportedRedisDriverException if {@code factory} is Jedis's, or Lettuce is not on the class path */
+    static void requireLettuce(RedisConnectionFactory factory) {
+        boolean lettucePresent = ClassUtils.isPresent(LETTUCE_CLIENT, RedisDriverCheck.class.getClassLoader());
+        if (isJedis(factory.getClass()) || !lettucePresent) {
+            throw refused(factory.getClass().getName(), lettucePresent);
+        }
+    }
+
+    /** Whether {@code type} or one of its superclasses is a spring-data-redis Jedis class. */
+    static boolean isJedis(Class<?> type) {
+        for (Class<?> current = type; current != null; current = current.getSuperclass()) {
+            if (current.getName().startsWith(JEDIS_PACKAGE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static UnsupportedRedisDriverException refused(String className, boolean lettucePresent) {
+        String fix = lettucePresent ? "build it over a LettuceConnectionFactory instead (with Spring Boot: "
+                + "spring.data.redis.client-type=lettuce, or exclude redis.clients:jedis)"
+                : "add io.lettuce:lettuce-core to the class path and build it over a LettuceConnectionFactory "
+                        + "(with Spring Boot: spring-boot-starter-data-redis brings Lettuce; remove redis.clients:jedis "
+                        + "or set spring.data.redis.client-type=lettuce)";
+        return new UnsupportedRedisDriverException(className, lettucePresent, "relock needs the Lettuce driver, but "
+                + "the RedisLockClient runs on " + className + (lettucePresent ? "" : " and lettuce-core is not on "
+                + "the class path") + ": waiting for a lock relies on Lettuce's pub/sub (subscriptions confirmed, "
+                + "re-subscribed after a reconnect), while Jedis blocks a thread and a connection per subscription. "
+                + "To use relock, " + fix + ".");
+    }
+}

@@ -1,0 +1,128 @@
+package io.github.relock.spring.metrics;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import io.github.relock.core.DistributedLockClient;
+import io.github.relock.core.LockLostEvent;
+import io.github.relock.core.LockLostListener;
+import io.github.relock.core.LockNames;
+import io.github.relock.spring.aop.LockObserver;
+
+/**
+ * Meters for a dashboard, per logical lock name ({@code @DistributedLock(name)} or {@code Class.method}), never
+ * per key: gauges of the calls holding ({@value #HELD}) and waiting for ({@value #WAITING}) their locks, and
+ * counters of calls that did not get them ({@value #NOT_ACQUIRED}) and of holds found lost ({@value #LOST}).
+ * A name's four meters appear with its first call. Closing it removes its meters and its listener.
+ */
+public final class MeterLockObserver implements LockObserver, AutoCloseable {
+
+    /** Gauge: calls that hold their locks now. */
+    public static final String HELD = "relock.locks.held";
+    /** Gauge: calls waiting for their locks now. */
+    public static final String WAITING = "relock.locks.waiting";
+    /** Counter: calls whose wait time ran out. */
+    public static final String NOT_ACQUIRED = "relock.lock.not.acquired";
+    /** Counter: holds the client found lost (lease ran out, key deleted, Redis lost it). */
+    public static final String LOST = "relock.lock.lost";
+    /** Tag: the logical lock name, as on the observations. */
+    public static final String NAME_TAG = "relock.lock.name";
+    /** {@value #NAME_TAG} of losses of locks that no {@code @DistributedLock} name covers (taken in code). */
+    public static final String OTHER_NAME = "_other";
+
+    private final MeterRegistry registry;
+    private final DistributedLockClient client;
+    private final LockLostListener lostCounter = this::lockLost;
+    private final ConcurrentMap<String, NameMeters> byName = new ConcurrentHashMap<>();
+
+    /** Listens for lost locks on {@code client} from now on. */
+    public MeterLockObserver(MeterRegistry registry, DistributedLockClient client) {
+        this.registry = registry;
+        this.client = client;
+        client.addLockLostListener(lostCounter);
+    }
+
+    @Override
+    public Acquisition acquisitionStarted(String lockName) {
+        NameMeters meters = byName.computeIfAbsent(lockName, this::register);
+        meters.waiting.incrementAndGet();
+        AtomicBoolean waitEnded = new AtomicBoolean();
+        // each count goes down exactly once, whichever way the call ends
+        Runnable endWait = () -> {
+            if (waitEnded.compareAndSet(false, true)) {
+                meters.waiting.decrementAndGet();
+            }
+        };
+        return new Acquisition() {
+            @Override
+            public Hold acquired() {
+                endWait.run();
+                meters.held.incrementAndGet();
+                AtomicBoolean released = new AtomicBoolean();
+                return error -> {
+                    if (released.compareAndSet(false, true)) {
+                        meters.held.decrementAndGet();
+                    }
+                };
+            }
+
+            @Override
+            public void notAcquired() {
+                endWait.run();
+                meters.notAcquired.increment();
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                endWait.run();
+            }
+        };
+    }
+
+    /** Counted under the logical name, the part before the first ':' ({@link LockNames}), if a call used it. */
+    private void lockLost(LockLostEvent event) {
+        String lockName = event.lockName();
+        int separator = lockName.indexOf(LockNames.SEPARATOR);
+        NameMeters meters = byName.get(separator < 0 ? lockName : lockName.substring(0, separator));
+        // an unknown name may be a key of a lock taken in code: it must not become a tag value
+        (meters != null ? meters : byName.computeIfAbsent(OTHER_NAME, this::register)).lost.increment();
+    }
+
+    private NameMeters register(String name) {
+        AtomicInteger held = new AtomicInteger();
+        AtomicInteger waiting = new AtomicInteger();
+        List<Meter> meters = List.of(
+                Gauge.builder(HELD, held, AtomicInteger::get).tag(NAME_TAG, name).strongReference(true)
+                        .description("@DistributedLock calls holding their locks").register(registry),
+                Gauge.builder(WAITING, waiting, AtomicInteger::get).tag(NAME_TAG, name).strongReference(true)
+                        .description("@DistributedLock calls waiting for their locks").register(registry));
+        Counter notAcquired = Counter.builder(NOT_ACQUIRED).tag(NAME_TAG, name)
+                .description("@DistributedLock calls whose wait time ran out").register(registry);
+        Counter lost = Counter.builder(LOST).tag(NAME_TAG, name)
+                .description("Locks found lost while held").register(registry);
+        return new NameMeters(held, waiting, notAcquired, lost, meters);
+    }
+
+    @Override
+    public void close() {
+        client.removeLockLostListener(lostCounter);
+        for (NameMeters meters : byName.values()) {
+            meters.gauges.forEach(registry::remove);
+            registry.remove(meters.notAcquired);
+            registry.remove(meters.lost);
+        }
+        byName.clear();
+    }
+
+    private record NameMeters(AtomicInteger held, AtomicInteger waiting, Counter notAcquired, Counter lost,
+            List<Meter> gauges) {
+    }
+}
