@@ -55,13 +55,15 @@ final class ReactiveLocking {
             return Mono.deferContextual(context -> {
                 Subscription call = subscription(template, definition, lockName, target, context);
                 return Mono.usingWhen(call.hold.acquire(), acquired -> Mono.fromDirect(call.run(acquired)),
-                        call.hold::releaseAfterSuccess, call.hold::releaseAfterFailure, call.hold::releaseAfterCancel);
+                        call.hold::releaseAfterSuccess, call.hold::releaseAfterFailure, call.hold::releaseAfterCancel)
+                        .doFinally(signal -> call.hold.releaseIfStillHeld());
             });
         }
         return Flux.deferContextual(context -> {
             Subscription call = subscription(template, definition, lockName, target, context);
             return Flux.usingWhen(call.hold.acquire(), call::run, call.hold::releaseAfterSuccess,
-                    call.hold::releaseAfterFailure, call.hold::releaseAfterCancel);
+                    call.hold::releaseAfterFailure, call.hold::releaseAfterCancel)
+                    .doFinally(signal -> call.hold.releaseIfStillHeld());
         });
     }
 
