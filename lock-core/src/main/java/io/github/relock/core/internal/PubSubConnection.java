@@ -120,7 +120,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
                 closeQuietly(current);
             }
             RedisConnection fresh = factory.getConnection();
-            if (RedisDriverCheck.isJedis(fresh.getClass())) { // a wrapped Jedis factory: its subscribe never returns
+            // a wrapped (even proxied) Jedis connection would block in its subscribe for good: ask what is inside
+            if (RedisDriverCheck.isJedis(fresh.getClass()) || !RedisDriverCheck.isLettuce(fresh.getNativeConnection())) {
                 closeQuietly(fresh);
                 throw RedisDriverCheck.refused(fresh.getClass().getName(), true);
             }

@@ -35,6 +35,21 @@ final class RedisDriverCheck {
         return false;
     }
 
+    /** Whether a connection's native connection is Lettuce's (class names only: Lettuce may be absent). */
+    static boolean isLettuce(Object nativeConnection) {
+        for (Class<?> current = nativeConnection.getClass(); current != null; current = current.getSuperclass()) {
+            if (current.getName().startsWith("io.lettuce.")) {
+                return true;
+            }
+        }
+        for (Class<?> type : nativeConnection.getClass().getInterfaces()) {
+            if (type.getName().startsWith("io.lettuce.")) {
+                return true; // Lettuce hands out its commands as a JDK proxy
+            }
+        }
+        return false;
+    }
+
     static UnsupportedRedisDriverException refused(String className, boolean lettucePresent) {
         String fix = lettucePresent ? "build it over a LettuceConnectionFactory instead (with Spring Boot: "
                 + "spring.data.redis.client-type=lettuce, or exclude redis.clients:jedis)"
