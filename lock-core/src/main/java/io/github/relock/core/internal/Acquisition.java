@@ -34,10 +34,7 @@ final class Acquisition {
      * @throws LockOperationException if Redis could not be asked
      */
     AcquireReply attempt(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
-        if (holder.thread() != null) {
-            return attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos); // a thread makes one call at a time
-        }
-        return context.turns().take(keys, holder.id(), () -> attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos));
+        return context.turns().take(keys, holder, () -> attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos));
     }
 
     private AcquireReply attemptInTurn(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {

@@ -19,9 +19,15 @@ final class OwnerTurns {
 
     private final ConcurrentHashMap<HoldId, Turn> turns = new ConcurrentHashMap<>();
 
-    /** Runs {@code call} once no other call of {@code ownerId} on {@code keys} runs. */
-    <T> T take(LockKeys keys, String ownerId, Supplier<T> call) {
-        HoldId id = new HoldId(keys.lock(), ownerId);
+    /**
+     * Runs {@code call} once no other call of {@code holder} on {@code keys} runs. A thread makes one call at a
+     * time anyway, so a thread's call runs at once, with nothing to look up.
+     */
+    <T> T take(LockKeys keys, Holder holder, Supplier<T> call) {
+        if (holder.thread() != null) {
+            return call.get();
+        }
+        HoldId id = new HoldId(keys.lock(), holder.id());
         Turn turn = turns.compute(id, (key, existing) -> {
             Turn used = existing != null ? existing : new Turn();
             used.users++;

@@ -37,11 +37,7 @@ final class Releases {
      * @throws LockLostException            if its hold is gone (it is told once)
      */
     void unlock(Holder holder) {
-        if (holder.thread() != null) {
-            unlockInTurn(holder); // a thread makes one call at a time
-            return;
-        }
-        context.turns().take(keys, holder.id(), () -> {
+        context.turns().take(keys, holder, () -> {
             unlockInTurn(holder);
             return null;
         });
