@@ -40,9 +40,7 @@ final class AsyncCalls {
             throw new IllegalArgumentException("This handle of lock '" + keys.name() + "' belongs to owner '"
                     + fixedOwner.id() + "', not " + owner);
         }
-        if (!owner.id().startsWith(context.clientId() + ":")) {
-            throw new IllegalArgumentException(owner + " was created by another RedisLockClient");
-        }
+        context.owners().checkMine(owner.id());
         OwnerIds.Owner caller = Objects.requireNonNull(OwnerIds.explicit(owner.id()));
         keys.kind().check(context.holds(), keys, caller.id(), new Holder(caller, null).describe());
         return new AsyncCalls(keys, context, Holder.of(keys, caller, null), maxHoldNanos);

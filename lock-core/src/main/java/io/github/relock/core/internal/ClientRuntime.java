@@ -102,9 +102,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void checkOwner(@Nullable String ownerId) {
-        if (ownerId != null && !ownerId.startsWith(context.clientId() + ":")) {
-            throw new IllegalArgumentException("owner " + ownerId + " was created by another RedisLockClient");
-        }
+        context.owners().checkMine(ownerId);
     }
 
     /** Several locks, sorted by name and without duplicates: the fixed order that keeps callers from deadlocking. */

@@ -47,6 +47,17 @@ public final class OwnerIds {
         return ownerId == null ? null : new Owner(ownerId);
     }
 
+    /**
+     * Checks that {@code ownerId} (null: the calling thread's) was made by this client.
+     *
+     * @throws IllegalArgumentException if another client made it
+     */
+    public void checkMine(@Nullable String ownerId) {
+        if (ownerId != null && !ownerId.startsWith(clientId + ":")) {
+            throw new IllegalArgumentException("owner " + ownerId + " was created by another RedisLockClient");
+        }
+    }
+
     private String ownerIdOf(Thread thread) {
         return clientId + ":" + thread.getId();
     }
