@@ -1,14 +1,11 @@
 package io.github.relock.spring.metrics;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import io.github.relock.core.DistributedLockClient;
@@ -16,12 +13,14 @@ import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockLostListener;
 import io.github.relock.core.LockNames;
 import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.metrics.RegistryMeters.NameMeters;
 
 /**
  * Meters for a dashboard, per logical lock name ({@code @DistributedLock(name)} or {@code Class.method}), never
  * per key: gauges of the calls holding ({@value #HELD}) and waiting for ({@value #WAITING}) their locks, and
  * counters of calls that did not get them ({@value #NOT_ACQUIRED}) and of holds found lost ({@value #LOST}).
- * A name's four meters appear with its first call. Closing it removes its meters and its listener.
+ * A name's four meters appear with its first call. Observers on one registry (two contexts sharing it) count
+ * into the same meters; closing one removes its listener, and the meters that no open observer still uses.
  */
 public final class MeterLockObserver implements LockObserver, AutoCloseable {
 
@@ -38,21 +37,22 @@ public final class MeterLockObserver implements LockObserver, AutoCloseable {
     /** {@value #NAME_TAG} of losses of locks that no {@code @DistributedLock} name covers (taken in code). */
     public static final String OTHER_NAME = "_other";
 
-    private final MeterRegistry registry;
+    private final RegistryMeters shared;
     private final DistributedLockClient client;
     private final LockLostListener lostCounter = this::lockLost;
     private final ConcurrentMap<String, NameMeters> byName = new ConcurrentHashMap<>();
+    private NameMeters otherLost; // guarded by this: losses of locks no call name covers
 
     /** Listens for lost locks on {@code client} from now on. */
     public MeterLockObserver(MeterRegistry registry, DistributedLockClient client) {
-        this.registry = registry;
+        this.shared = RegistryMeters.join(registry);
         this.client = client;
         client.addLockLostListener(lostCounter);
     }
 
     @Override
     public Acquisition acquisitionStarted(String lockName) {
-        NameMeters meters = byName.computeIfAbsent(lockName, this::register);
+        NameMeters meters = byName.computeIfAbsent(lockName, name -> shared.use(name, false));
         meters.waiting.incrementAndGet();
         AtomicBoolean waitEnded = new AtomicBoolean();
         // each count goes down exactly once, whichever way the call ends
@@ -93,36 +93,26 @@ public final class MeterLockObserver implements LockObserver, AutoCloseable {
         int separator = lockName.indexOf(LockNames.SEPARATOR);
         NameMeters meters = byName.get(separator < 0 ? lockName : lockName.substring(0, separator));
         // an unknown name may be a key of a lock taken in code: it must not become a tag value
-        (meters != null ? meters : byName.computeIfAbsent(OTHER_NAME, this::register)).lost.increment();
+        (meters != null ? meters : otherLost()).lost.increment();
     }
 
-    private NameMeters register(String name) {
-        AtomicInteger held = new AtomicInteger();
-        AtomicInteger waiting = new AtomicInteger();
-        List<Meter> meters = List.of(
-                Gauge.builder(HELD, held, AtomicInteger::get).tag(NAME_TAG, name).strongReference(true)
-                        .description("@DistributedLock calls holding their locks").register(registry),
-                Gauge.builder(WAITING, waiting, AtomicInteger::get).tag(NAME_TAG, name).strongReference(true)
-                        .description("@DistributedLock calls waiting for their locks").register(registry));
-        Counter notAcquired = Counter.builder(NOT_ACQUIRED).tag(NAME_TAG, name)
-                .description("@DistributedLock calls whose wait time ran out").register(registry);
-        Counter lost = Counter.builder(LOST).tag(NAME_TAG, name)
-                .description("Locks found lost while held").register(registry);
-        return new NameMeters(held, waiting, notAcquired, lost, meters);
+    private synchronized NameMeters otherLost() {
+        if (otherLost == null) {
+            otherLost = shared.use(OTHER_NAME, true);
+        }
+        return otherLost;
     }
 
     @Override
     public void close() {
         client.removeLockLostListener(lostCounter);
-        for (NameMeters meters : byName.values()) {
-            meters.gauges.forEach(registry::remove);
-            registry.remove(meters.notAcquired);
-            registry.remove(meters.lost);
+        List<String> used = new ArrayList<>(byName.keySet());
+        synchronized (this) {
+            if (otherLost != null) {
+                used.add(OTHER_NAME);
+            }
         }
+        shared.leave(used);
         byName.clear();
-    }
-
-    private record NameMeters(AtomicInteger held, AtomicInteger waiting, Counter notAcquired, Counter lost,
-            List<Meter> gauges) {
     }
 }

@@ -211,6 +211,52 @@ class LockMetersTest {
     }
 
     @Test
+    void twoContextsOnOneRegistryAddUpAndKeepEachOthersMetersUntilBothClose() {
+        runner.run(first -> runner.run(second -> {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch firstIn = new CountDownLatch(1);
+            CountDownLatch secondIn = new CountDownLatch(1);
+            Future<?> inFirst = threads.submit(() -> first.getBean(Payments.class).hold("secret-10", firstIn, release));
+            Future<?> inSecond = threads.submit(() -> second.getBean(Payments.class).hold("secret-11", secondIn, release));
+            assertThat(firstIn.await(10, TimeUnit.SECONDS) && secondIn.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(gauge("relock.locks.held", "payments")).as("one call held in each context").isEqualTo(2);
+            release.countDown();
+            inFirst.get(10, TimeUnit.SECONDS);
+            inSecond.get(10, TimeUnit.SECONDS);
+
+            first.close();
+            CountDownLatch stillIn = new CountDownLatch(1);
+            CountDownLatch stillOut = new CountDownLatch(1);
+            Future<?> later = threads.submit(() -> second.getBean(Payments.class).hold("secret-12", stillIn, stillOut));
+            assertThat(stillIn.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(gauge("relock.locks.held", "payments")).as("the open context still reports").isEqualTo(1);
+            stillOut.countDown();
+            later.get(10, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> second.getBean(Payments.class).fail("secret-13")).hasMessage("broken");
+            assertThat(registry.find("relock.lock.not.acquired").tag("relock.lock.name", "payments").counter())
+                    .isNotNull();
+        }));
+        assertThat(registry.getMeters()).as("the last context to close removes them").isEmpty();
+    }
+
+    @Test
+    void aLockLostOutsideAnyAnnotatedNameAddsOnlyTheLostCounter() {
+        runner.run(context -> {
+            RedisLockClient client = context.getBean(RedisLockClient.class);
+            ReentrantDistributedLock lock = client.getLock("taken-in-code:secret-14");
+            lock.lock();
+            redis.commands().del(RelockContexts.redisKeys(context, "taken-in-code:secret-14").lock());
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> client.heldLocks().isEmpty());
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+            assertThat(counter("relock.lock.lost", "_other")).isEqualTo(1);
+            assertThat(registry.find("relock.locks.held").tag("relock.lock.name", "_other").meters()).isEmpty();
+            assertThat(registry.find("relock.locks.waiting").tag("relock.lock.name", "_other").meters()).isEmpty();
+            assertThat(registry.find("relock.lock.not.acquired").tag("relock.lock.name", "_other").meters())
+                    .isEmpty();
+        });
+    }
+
+    @Test
     void noMeterRegistryOrNoMicrometerMeansNoMeters() {
         RelockContexts.on(redis).withConfiguration(AutoConfigurations.of(RelockMetricsAutoConfiguration.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(MeterLockObserver.class));
