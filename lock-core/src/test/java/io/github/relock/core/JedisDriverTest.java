@@ -12,11 +12,13 @@ import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
@@ -61,19 +63,21 @@ class JedisDriverTest {
     }
 
     @Test
+    void aJedisFactoryBehindAWrapperIsRefusedAtBuildByAskingAConnection() {
+        RedisConnectionFactory wrapped = wrap(jedis, new AtomicBoolean(true));
+        assertThatThrownBy(() -> RedisLockClient.builder(wrapped).build())
+                .isInstanceOf(UnsupportedRedisDriverException.class)
+                .hasMessageContaining("spring.data.redis.client-type=lettuce");
+    }
+
+    @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // Jedis's subscribe ignores interrupts
-    void aJedisFactoryBehindAWrapperIsRefusedAtTheFirstWaitInsteadOfHanging() throws Exception {
-        RedisConnectionFactory wrapped = (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {RedisConnectionFactory.class}, (proxy, method, args) -> {
-                    try {
-                        return method.invoke(jedis, args);
-                    }
-                    catch (InvocationTargetException ex) {
-                        throw ex.getCause();
-                    }
-                });
+    void aWrappedJedisThatCannotConnectAtBuildIsRefusedAtTheFirstWaitInsteadOfHanging() throws Exception {
+        AtomicBoolean reachable = new AtomicBoolean(false);
+        RedisConnectionFactory wrapped = wrap(jedis, reachable);
         RedisLockClient holder = RedisLockClient.builder(server.newConnectionFactory()).build();
-        RedisLockClient client = RedisLockClient.builder(wrapped).build(); // the wrapper hides what it wraps
+        RedisLockClient client = RedisLockClient.builder(wrapped).build(); // no connection to ask yet
+        reachable.set(true);
         try {
             ReentrantDistributedLock held = holder.getLock("busy");
             held.lock();
@@ -86,6 +90,22 @@ class JedisDriverTest {
             client.close();
             holder.close();
         }
+    }
+
+    /** A factory that hides what it wraps, and cannot connect while {@code reachable} is false. */
+    private static RedisConnectionFactory wrap(RedisConnectionFactory target, AtomicBoolean reachable) {
+        return (RedisConnectionFactory) Proxy.newProxyInstance(JedisDriverTest.class.getClassLoader(),
+                new Class<?>[] {RedisConnectionFactory.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && !reachable.get()) {
+                        throw new RedisConnectionFailureException("not reachable yet");
+                    }
+                    try {
+                        return method.invoke(target, args);
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
     }
 
     /**

@@ -17,6 +17,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
 
+import io.github.relock.core.UnsupportedRedisDriverException;
+
 /**
  * One client's pub/sub connection. An idle anchor channel keeps it subscribed between waits, so a wait
  * does not pay for a new connection, and tells when it came back: Lettuce re-subscribes every channel
@@ -121,9 +123,12 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
             }
             RedisConnection fresh = factory.getConnection();
             // a wrapped (even proxied) Jedis connection would block in its subscribe for good: ask what is inside
-            if (RedisDriverCheck.isJedis(fresh.getClass()) || !RedisDriverCheck.isLettuce(fresh.getNativeConnection())) {
+            try {
+                RedisDriverCheck.requireLettuce(fresh);
+            }
+            catch (UnsupportedRedisDriverException ex) {
                 closeQuietly(fresh);
-                throw RedisDriverCheck.refused(fresh.getClass().getName(), true);
+                throw ex;
             }
             anchorConfirmations.set(0);
             try {

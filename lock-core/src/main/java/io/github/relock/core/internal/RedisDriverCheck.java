@@ -1,5 +1,8 @@
 package io.github.relock.core.internal;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
 
@@ -13,22 +16,68 @@ final class RedisDriverCheck {
 
     private static final String JEDIS_PACKAGE = "org.springframework.data.redis.connection.jedis.";
     private static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
+    private static final String LETTUCE_PACKAGE = "org.springframework.data.redis.connection.lettuce.";
+    private static final Logger log = LoggerFactory.getLogger(RedisDriverCheck.class);
 
     private RedisDriverCheck() {
     }
 
-    /** @throws UnsupportedRedisDriverException if {@code factory} is Jedis's, or Lettuce is not on the class path */
+    /**
+     * Refuses Jedis's factory, or any factory when Lettuce is not on the class path. A factory that is neither
+     * Lettuce's nor Jedis's (a wrapper) says nothing by its class, so one connection is opened to ask what is
+     * inside; if none can be opened yet, the first wait asks instead ({@link PubSubConnection}).
+     *
+     * @throws UnsupportedRedisDriverException if the driver is not Lettuce
+     */
     static void requireLettuce(RedisConnectionFactory factory) {
         boolean lettucePresent = ClassUtils.isPresent(LETTUCE_CLIENT, RedisDriverCheck.class.getClassLoader());
         if (isJedis(factory.getClass()) || !lettucePresent) {
             throw refused(factory.getClass().getName(), lettucePresent);
         }
+        if (!isA(factory.getClass(), LETTUCE_PACKAGE)) {
+            requireLettuceInside(factory);
+        }
+    }
+
+    private static void requireLettuceInside(RedisConnectionFactory wrapper) {
+        RedisConnection connection;
+        try {
+            connection = wrapper.getConnection();
+        }
+        catch (RuntimeException notYet) {
+            log.debug("Could not open a connection of {} to check its driver; the first wait will", wrapper, notYet);
+            return;
+        }
+        try {
+            if (isJedis(connection.getClass()) || !isLettuce(connection.getNativeConnection())) {
+                throw refused(wrapper.getClass().getName() + " (whose connections are "
+                        + connection.getNativeConnection().getClass().getName() + ")", true);
+            }
+        }
+        finally {
+            connection.close();
+        }
+    }
+
+    /**
+     * Refuses an open connection that is not Lettuce's underneath, however the factory wraps or proxies it.
+     *
+     * @throws UnsupportedRedisDriverException if it is not; the connection is left open for the caller to close
+     */
+    static void requireLettuce(RedisConnection connection) {
+        if (isJedis(connection.getClass()) || !isLettuce(connection.getNativeConnection())) {
+            throw refused(connection.getClass().getName(), true);
+        }
     }
 
     /** Whether {@code type} or one of its superclasses is a spring-data-redis Jedis class. */
     static boolean isJedis(Class<?> type) {
+        return isA(type, JEDIS_PACKAGE);
+    }
+
+    private static boolean isA(Class<?> type, String packagePrefix) {
         for (Class<?> current = type; current != null; current = current.getSuperclass()) {
-            if (current.getName().startsWith(JEDIS_PACKAGE)) {
+            if (current.getName().startsWith(packagePrefix)) {
                 return true;
             }
         }

@@ -16,6 +16,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -31,7 +35,8 @@ import io.github.relock.test.RedisServerExtension;
 
 /**
  * Jedis behind a wrapping factory, found by a break-it pass: with proxied connections the first waiter hung in
- * Jedis's subscribe (and close() after it); now it fails at once with UnsupportedRedisDriverException.
+ * Jedis's subscribe (and close() after it); now it fails at once with UnsupportedRedisDriverException, and an
+ * application over such a factory does not start.
  */
 @Timeout(60)
 class WrappedJedisTest {
@@ -61,6 +66,21 @@ class WrappedJedisTest {
     void plainJedisIsRefusedAtBuild() {
         assertThatThrownBy(() -> RedisLockClient.builder(jedis()).build())
                 .isInstanceOf(UnsupportedRedisDriverException.class).hasMessageContaining("Lettuce");
+    }
+
+    /** In an application, the wrapped factory is refused when the context starts, with the failure analysis. */
+    @Test
+    void wrappedJedisStopsStartupWithAnAnalysis() {
+        RedisConnectionFactory wrapped = new Delegating(jedis(), true);
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RelockAutoConfiguration.class))
+                .withBean(RedisConnectionFactory.class, () -> wrapped).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(UnsupportedRedisDriverException.class);
+                    FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).contains("needs the Lettuce driver");
+                });
     }
 
     /** Delegating factory, connection passed through as is. */
