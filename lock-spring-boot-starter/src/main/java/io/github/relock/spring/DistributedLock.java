@@ -47,8 +47,10 @@ import io.github.relock.spring.aot.DistributedLockReflectiveProcessor;
  * The caller gets a separate future: cancelling it does not stop the work, so the lock is kept until the
  * work ends, and a lock lost meanwhile fails it with {@link io.github.relock.core.LockLostException}. Such
  * a method cannot re-enter a lock that its calling thread holds: it fails at once with an
- * {@link IllegalStateException} instead of waiting for itself. Reactive types ({@code Mono}, {@code Flux},
- * ...) and Kotlin {@code suspend} functions are refused at startup.
+ * {@link IllegalStateException} instead of waiting for itself. For Reactor's {@code Mono} and {@code Flux},
+ * Kotlin {@code suspend} functions and {@code Flow}s, each subscription (call, collection) takes the lock
+ * without blocking and gives it back when the work ends; see the README. Other reactive types are refused
+ * at startup.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

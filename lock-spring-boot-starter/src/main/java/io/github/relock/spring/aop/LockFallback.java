@@ -30,6 +30,7 @@ public record LockFallback(Method method, boolean takesException) {
      */
     static LockFallback find(String name, LockedMethod where) {
         Class<?>[] parameters = where.method().getParameterTypes();
+        int at = exceptionIndex(where.method(), parameters.length);
         Method withException = null;
         Method plain = null;
         for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(where.targetClass())) {
@@ -40,9 +41,8 @@ public record LockFallback(Method method, boolean takesException) {
             if (Arrays.equals(types, parameters)) {
                 plain = candidate;
             }
-            else if (types.length == parameters.length + 1
-                    && Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
-                    && types[parameters.length].isAssignableFrom(LockNotAcquiredException.class)) {
+            else if (types.length == parameters.length + 1 && types[at].isAssignableFrom(LockNotAcquiredException.class)
+                    && Arrays.equals(withoutIndex(types, at), parameters)) {
                 withException = candidate;
             }
         }
@@ -68,8 +68,14 @@ public record LockFallback(Method method, boolean takesException) {
             throws Throwable {
         Object[] fallbackArguments = arguments;
         if (takesException) {
-            fallbackArguments = Arrays.copyOf(arguments, arguments.length + 1);
-            fallbackArguments[arguments.length] = exception;
+            int at = exceptionIndex(method, arguments.length);
+            fallbackArguments = new Object[arguments.length + 1];
+            System.arraycopy(arguments, 0, fallbackArguments, 0, at);
+            fallbackArguments[at] = exception;
+            System.arraycopy(arguments, at, fallbackArguments, at + 1, arguments.length - at);
+        }
+        if (KotlinReturns.suspending(method)) {
+            return KotlinReturns.invokeSuspending(method, target, fallbackArguments); // a Publisher, as Spring's
         }
         try {
             return method.invoke(target, fallbackArguments);
@@ -77,5 +83,17 @@ public record LockFallback(Method method, boolean takesException) {
         catch (InvocationTargetException ex) {
             throw ex.getTargetException();
         }
+    }
+
+    /** Where the exception goes after {@code count} parameters: at the end, or before a suspend function's Continuation. */
+    private static int exceptionIndex(Method method, int count) {
+        return KotlinReturns.suspending(method) ? count - 1 : count;
+    }
+
+    private static Class<?>[] withoutIndex(Class<?>[] types, int index) {
+        Class<?>[] rest = new Class<?>[types.length - 1];
+        System.arraycopy(types, 0, rest, 0, index);
+        System.arraycopy(types, index + 1, rest, index, types.length - index - 1);
+        return rest;
     }
 }

@@ -59,7 +59,11 @@ final class LockedMethodChecks {
 
     /** How the method's return value is held; refuses the kinds whose work would run after the release. */
     static LockDefinition.Holding holding(LockedMethod where) {
-        checkNotSuspending(where);
+        if (KotlinReturns.suspending(where.method())) {
+            KotlinReturns.requireCoroutinesReactor(where, "is a Kotlin suspend function");
+            return LockDefinition.Holding.REACTIVE; // Spring AOP hands it to the aspect as a Mono
+        }
+        checkNoContinuation(where);
         Class<?> returnType = where.method().getReturnType();
         if (CompletionStage.class.isAssignableFrom(returnType)) {
             if (returnType != CompletableFuture.class && returnType != CompletionStage.class) {
@@ -71,6 +75,10 @@ final class LockedMethodChecks {
         }
         if (returnType.getName().equals("reactor.core.publisher.Mono")
                 || returnType.getName().equals("reactor.core.publisher.Flux")) { // by name: Reactor is optional
+            return LockDefinition.Holding.REACTIVE;
+        }
+        if (KotlinReturns.isFlow(returnType)) {
+            KotlinReturns.requireCoroutinesReactor(where, "returns a Kotlin Flow");
             return LockDefinition.Holding.REACTIVE;
         }
         if (reactive(returnType)) {
@@ -89,17 +97,20 @@ final class LockedMethodChecks {
     }
 
     /**
-     * A Kotlin suspend function returns as soon as it suspends, and its work goes on after the lock would
-     * have been released. Its compiled form ends with a {@code kotlin.coroutines.Continuation} parameter.
+     * A method that takes a {@code kotlin.coroutines.Continuation} last but that Kotlin did not compile as a
+     * suspend function (Java, or without Kotlin's metadata) would return when it first suspends, and its work
+     * would go on after the lock was released.
      */
-    private static void checkNotSuspending(LockedMethod where) {
+    private static void checkNoContinuation(LockedMethod where) {
         Class<?>[] parameters = where.method().getParameterTypes();
         @Nullable Class<?> last = parameters.length > 0 ? parameters[parameters.length - 1] : null;
         if (last != null && last.getName().equals("kotlin.coroutines.Continuation")) {
-            throw where.invalid("is a Kotlin suspend function, which @DistributedLock does not support yet: it "
-                            + "returns when it first suspends, so the lock would be released while its work goes on",
-                    "Make it a regular function that returns a CompletableFuture (for example with future { } from "
-                            + "kotlinx-coroutines-jdk8); the lock is then held until it completes.", null);
+            throw where.invalid("takes a kotlin.coroutines.Continuation last, like a suspend function, but is not a "
+                            + "Kotlin suspend function that Spring can call as one: it would return when it first "
+                            + "suspends, so the lock would be released while its work goes on",
+                    "Declare it as a suspend fun in Kotlin (with kotlin-reflect and kotlinx-coroutines-reactor on the "
+                            + "class path), or make it return a CompletableFuture; the lock is then held until it "
+                            + "completes.", null);
         }
     }
 }

@@ -34,6 +34,7 @@ final class ReactiveHold {
     private final AtomicBoolean held = new AtomicBoolean();
     private volatile LockObserver.@Nullable Hold observed;
     private volatile long started;
+    private volatile Mono<Void> bodyStopped = Mono.empty();
 
     ReactiveHold(ReentrantDistributedLock lock, LockOwner owner, LockDefinition definition, LockObserver observer) {
         this.lock = lock;
@@ -124,6 +125,11 @@ final class ReactiveHold {
 
     private enum Mode { SUCCESS, FAILURE, CANCEL }
 
+    /** After a cancel, the lock waits for {@code stopped}: the body's own end, where Reactor's cancel does not wait for it. */
+    void releaseAfterCancelWaitsFor(Mono<Void> stopped) {
+        bodyStopped = stopped;
+    }
+
     /**
      * The subscription ended, however it did: gives the lock back if no release claimed it. Reactor's
      * {@code usingWhen} can lose a resource that arrives just as the subscription is cancelled (seen about
@@ -139,26 +145,31 @@ final class ReactiveHold {
                 return Mono.empty(); // given back already, or never taken
             }
             boolean outlivedLease = mode == Mode.SUCCESS && lock.isLost(); // a lease the local clock saw end
-            CompletableFuture<Void> unlocked;
-            try {
-                unlocked = lock.unlockAsync(owner);
-            }
-            catch (RuntimeException ex) {
-                unlocked = CompletableFuture.failedFuture(ex);
-            }
-            return Mono.fromFuture(unlocked.handle((ignored, error) -> {
-                Throwable outcome = outcome(failure, mode, outlivedLease,
-                        error instanceof CompletionException ? error.getCause() : error);
-                LockObserver.Hold hold = observed;
-                if (hold != null) {
-                    hold.released(mode == Mode.FAILURE ? failure : outcome);
-                }
-                if (outcome != null) {
-                    throw new CompletionException(outcome);
-                }
-                return null;
-            }), true);
+            return mode == Mode.CANCEL ? bodyStopped.then(Mono.defer(() -> unlock(failure, mode, false)))
+                    : unlock(failure, mode, outlivedLease);
         });
+    }
+
+    private Mono<Void> unlock(@Nullable Throwable failure, Mode mode, boolean outlivedLease) {
+        CompletableFuture<Void> unlocked;
+        try {
+            unlocked = lock.unlockAsync(owner);
+        }
+        catch (RuntimeException ex) {
+            unlocked = CompletableFuture.failedFuture(ex);
+        }
+        return Mono.fromFuture(unlocked.handle((ignored, error) -> {
+            Throwable outcome = outcome(failure, mode, outlivedLease,
+                    error instanceof CompletionException ? error.getCause() : error);
+            LockObserver.Hold hold = observed;
+            if (hold != null) {
+                hold.released(mode == Mode.FAILURE ? failure : outcome);
+            }
+            if (outcome != null) {
+                throw new CompletionException(outcome);
+            }
+            return null;
+        }), true);
     }
 
     /** What the subscriber sees of the release: only the end of a completed publisher may turn into an error. */

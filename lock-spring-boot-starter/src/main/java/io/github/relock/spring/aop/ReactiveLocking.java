@@ -6,6 +6,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.framework.AopProxyUtils;
 
 import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockLostException;
@@ -41,7 +42,7 @@ final class ReactiveLocking {
      * The locked publisher. Nothing happens until it is subscribed to; each subscription calls the method
      * again, with the arguments of this call (the lock names were resolved from them already).
      */
-    Publisher<?> invoke(MethodInvocation invocation, LockDefinition definition, List<String> lockNames,
+    Object invoke(MethodInvocation invocation, LockDefinition definition, List<String> lockNames,
             Object target) {
         if (!(invocation instanceof ProxyMethodInvocation proxied)) {
             throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " returns a "
@@ -49,7 +50,7 @@ final class ReactiveLocking {
         }
         MethodInvocation template = proxied.invocableClone(); // proceeds at most once: each subscription clones it
         String lockName = lockNames.get(0);
-        if (definition.method().getReturnType() == Mono.class) {
+        if (KotlinReturns.single(definition.method())) { // a suspend function's result too: Spring awaits it
             // Mono.usingWhen emits the value only once the lock is given back: a block() that cancels on it
             // then cannot race the release
             return Mono.deferContextual(context -> {
@@ -59,12 +60,12 @@ final class ReactiveLocking {
                         .doFinally(signal -> call.hold.releaseIfStillHeld());
             });
         }
-        return Flux.deferContextual(context -> {
+        return KotlinReturns.orFlow(definition.method(), Flux.deferContextual(context -> {
             Subscription call = subscription(template, definition, lockName, target, context);
             return Flux.usingWhen(call.hold.acquire(), call::run, call.hold::releaseAfterSuccess,
                     call.hold::releaseAfterFailure, call.hold::releaseAfterCancel)
                     .doFinally(signal -> call.hold.releaseIfStillHeld());
-        });
+        }));
     }
 
     private Subscription subscription(MethodInvocation template, LockDefinition definition, String lockName,
@@ -73,8 +74,12 @@ final class ReactiveLocking {
         LockOwner outer = chainOwner(context, client);
         LockOwner owner = outer != null ? outer : client.newOwner();
         ReentrantDistributedLock lock = handle(client, definition, lockName, owner);
-        return new Subscription(template, definition, target, owner, outer == null, lock,
-                new ReactiveHold(lock, owner, definition, services.observer()));
+        ReactiveHold hold = new ReactiveHold(lock, owner, definition, services.observer());
+        CoroutineBody coroutines = KotlinReturns.coroutines(definition.method()) ? new CoroutineBody() : null;
+        if (coroutines != null) {
+            hold.releaseAfterCancelWaitsFor(coroutines.stopped());
+        }
+        return new Subscription(template, definition, target, owner, outer == null, lock, hold, coroutines);
     }
 
     /** One subscription: its owner (the chain's, or a new one), lock handle and hold. */
@@ -87,9 +92,10 @@ final class ReactiveLocking {
         final boolean outermost;
         final ReentrantDistributedLock lock;
         final ReactiveHold hold;
+        final @Nullable CoroutineBody coroutines;
 
         Subscription(MethodInvocation template, LockDefinition definition, Object target, LockOwner owner,
-                boolean outermost, ReentrantDistributedLock lock, ReactiveHold hold) {
+                boolean outermost, ReentrantDistributedLock lock, ReactiveHold hold, @Nullable CoroutineBody coroutines) {
             this.template = template;
             this.definition = definition;
             this.target = target;
@@ -97,6 +103,7 @@ final class ReactiveLocking {
             this.outermost = outermost;
             this.lock = lock;
             this.hold = hold;
+            this.coroutines = coroutines;
         }
 
         /** Once the wait is over: the method's publisher if the lock was taken, else the fallback's. */
@@ -104,7 +111,8 @@ final class ReactiveLocking {
             if (!acquired) {
                 return notAcquired(template, definition, lock, target, hold);
             }
-            return outermost ? failOnLoss(body(template, owner), owner, definition) : body(template, owner);
+            Flux<Object> body = body(this);
+            return outermost ? failOnLoss(body, owner, definition) : body;
         }
     }
 
@@ -140,21 +148,27 @@ final class ReactiveLocking {
     }
 
     /** Calls the method now, under the lock; what it returns is subscribed with the owner in its Context. */
-    private static Flux<Object> body(MethodInvocation template, LockOwner owner) {
-        return Flux.defer(() -> publisher(() -> template instanceof ProxyMethodInvocation proxied
-                ? proxied.invocableClone().proceed() : template.proceed()))
-                .contextWrite(context -> context.put(OWNER_KEY, owner));
+    private static Flux<Object> body(Subscription call) {
+        MethodInvocation template = call.template;
+        CoroutineBody coroutines = call.coroutines;
+        boolean callDirectly = coroutines != null && KotlinReturns.suspending(template.getMethod())
+                && KotlinReturns.innermost(template, AopProxyUtils.ultimateTargetClass(call.target));
+        return Flux.defer(() -> publisher(coroutines, () -> callDirectly
+                ? coroutines.call(template.getMethod(), call.target, template.getArguments())
+                : template instanceof ProxyMethodInvocation proxied ? proxied.invocableClone().proceed()
+                : template.proceed()))
+                .contextWrite(context -> context.put(OWNER_KEY, call.owner));
     }
 
     /** The fallback method's publisher, else the failure handler's, else the error; the method never runs. */
     private Flux<Object> notAcquired(MethodInvocation template, LockDefinition definition,
             ReentrantDistributedLock lock, Object target, ReactiveHold hold) {
         LockNotAcquiredException exception = hold.notAcquiredException();
-        return Flux.defer(() -> publisher(() -> new LockCall(template, definition, lock, target, services)
+        return Flux.defer(() -> publisher(null, () -> new LockCall(template, definition, lock, target, services)
                 .whenNotAcquired(exception)));
     }
 
-    private static Flux<Object> publisher(Call call) {
+    private static Flux<Object> publisher(@Nullable CoroutineBody coroutines, Call call) {
         @Nullable Object result;
         try {
             result = call.run();
@@ -165,13 +179,16 @@ final class ReactiveLocking {
         if (result == null) {
             return Flux.empty();
         }
-        if (!(result instanceof Publisher<?> publisher)) {
-            return Flux.error(new IllegalStateException("A reactive @DistributedLock method's fallback or "
-                    + "LockFailureHandler returned " + result.getClass().getName() + "; return a Mono or Flux"));
+        Flux<Object> flow = coroutines != null ? coroutines.ifFlow(result) : null;
+        if (flow != null) {
+            return flow; // collected in the call's own job, so that a cancel can wait for it
         }
-        @SuppressWarnings("unchecked")
-        Publisher<Object> typed = (Publisher<Object>) publisher;
-        return Flux.from(typed);
+        Publisher<Object> publisher = KotlinReturns.asPublisher(result);
+        if (publisher == null) {
+            return Flux.error(new IllegalStateException("A reactive @DistributedLock method's fallback or "
+                    + "LockFailureHandler returned " + result.getClass().getName() + "; return a Mono, Flux or Flow"));
+        }
+        return Flux.from(publisher);
     }
 
     @FunctionalInterface

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Publisher;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -140,12 +141,18 @@ class StartupFailureTest {
         });
     }
 
+    /** Supported since issue 12 (CoroutineLockTest), but not without the library Spring calls it through. */
     @Test
-    void aKotlinSuspendFunction() {
-        failsWith(Suspending.class, analysis -> {
-            assertThat(analysis.getDescription()).contains("method ship(String, Continuation)", "suspend");
-            assertThat(analysis.getAction()).contains("CompletableFuture");
-        });
+    void aKotlinSuspendFunctionWithoutKotlinxCoroutinesReactor() {
+        runner.withClassLoader(new FilteredClassLoader("kotlinx.coroutines.reactor")).withBean("culprit", Suspending.class)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).contains("method ship(String, Continuation)",
+                            "suspend function", "org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
+                    assertThat(analysis.getAction()).contains("Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
+                });
     }
 
     @Test

@@ -1,0 +1,99 @@
+package io.github.relock.spring.aop;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.CoroutinesUtils;
+import org.springframework.util.ReflectionUtils;
+
+import kotlin.Unit;
+import kotlinx.coroutines.BuildersKt;
+import kotlinx.coroutines.CompletableJob;
+import kotlinx.coroutines.CoroutineScopeKt;
+import kotlinx.coroutines.CoroutineStart;
+import kotlinx.coroutines.Deferred;
+import kotlinx.coroutines.Dispatchers;
+import kotlinx.coroutines.JobKt;
+import kotlinx.coroutines.flow.Flow;
+import kotlinx.coroutines.flow.FlowKt;
+import kotlinx.coroutines.reactor.ReactorContext;
+import kotlinx.coroutines.reactor.ReactorFlowKt;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+
+/**
+ * The coroutines of one locked call of a suspend function or Flow, run as children of a job of the call's own.
+ * Cancelling a coroutine only asks it to stop: its {@code finally} blocks, and work it moved to another
+ * dispatcher, may still run after Reactor's cancel has returned. The job completes only once every child has
+ * finished, so the lock is given back after that ({@link #stopped()}). Loaded only when Kotlin is present.
+ */
+final class CoroutineBody {
+
+    private final CompletableJob job = JobKt.Job(null);
+
+    /**
+     * Calls the suspend function on its target, as the compiled caller would, in a child coroutine of this
+     * call's job that sees the subscriber's Reactor {@code Context} (and so the lock's owner).
+     */
+    Mono<Object> call(Method method, Object target, @Nullable Object[] arguments) {
+        ReflectionUtils.makeAccessible(method);
+        return Mono.deferContextual(view -> {
+            Deferred<Object> running = BuildersKt.async(CoroutineScopeKt.CoroutineScope(job),
+                    Dispatchers.getUnconfined().plus(new ReactorContext(Context.of(view))), CoroutineStart.DEFAULT,
+                    (scope, continuation) -> invoke(method, target, arguments, continuation));
+            return CoroutinesUtils.deferredToMono(running).doOnCancel(() -> running.cancel(null));
+        });
+    }
+
+    private static @Nullable Object invoke(Method method, Object target, @Nullable Object[] arguments,
+            Object continuation) {
+        Object[] withOurs = arguments.clone();
+        withOurs[withOurs.length - 1] = continuation; // the compiled form takes its Continuation last
+        try {
+            return method.invoke(target, withOurs);
+        }
+        catch (InvocationTargetException ex) {
+            throw CoroutineBody.<RuntimeException>rethrow(ex.getTargetException());
+        }
+        catch (IllegalAccessException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T rethrow(Throwable error) throws T {
+        throw (T) error; // what the suspend function threw reaches the coroutine as it is, checked or not
+    }
+
+    /** {@code result} as a Flux if it is a Flow, counted as a child of this call's job while collected; else null. */
+    @Nullable Flux<Object> ifFlow(Object result) {
+        if (!(result instanceof Flow<?> flow)) {
+            return null;
+        }
+        CompletableJob[] collecting = new CompletableJob[1];
+        @SuppressWarnings("unchecked")
+        Flow<Object> tracked = FlowKt.onCompletion(FlowKt.onStart((Flow<Object>) flow, (collector, continuation) -> {
+            collecting[0] = JobKt.Job(job);
+            return Unit.INSTANCE;
+        }), (collector, cause, continuation) -> {
+            if (collecting[0] != null) {
+                collecting[0].complete();
+            }
+            return Unit.INSTANCE;
+        });
+        return ReactorFlowKt.asFlux(tracked);
+    }
+
+    /** Completes once every coroutine of the call has finished, its {@code finally} blocks included. */
+    Mono<Void> stopped() {
+        return Mono.create(sink -> {
+            job.complete();
+            job.invokeOnCompletion(cause -> {
+                sink.success();
+                return Unit.INSTANCE;
+            });
+        });
+    }
+}
