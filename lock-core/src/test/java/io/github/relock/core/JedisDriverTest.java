@@ -22,6 +22,7 @@ import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.test.RedisServer;
 
@@ -89,6 +90,32 @@ class JedisDriverTest {
         finally {
             client.close();
             holder.close();
+        }
+    }
+
+    /** Found by a break-it pass: a not-shared Lettuce connection connects only when asked what it is. */
+    @Test
+    void aWrappedLettuceFactoryBuildsWhileRedisIsDownAndLocksOnceItIsBack() throws Exception {
+        LettuceConnectionFactory lettuce = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port()));
+        lettuce.setShareNativeConnection(false);
+        lettuce.afterPropertiesSet();
+        lettuce.start();
+        try {
+            server.stop();
+            RedisLockClient client = RedisLockClient.builder(wrap(lettuce, new AtomicBoolean(true))).build();
+            try {
+                server.restart();
+                ReentrantDistributedLock lock = client.getLock("back");
+                assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+                lock.unlock();
+            }
+            finally {
+                client.close();
+            }
+        }
+        finally {
+            lettuce.destroy();
         }
     }
 

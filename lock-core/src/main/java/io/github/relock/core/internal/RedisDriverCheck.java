@@ -1,7 +1,5 @@
 package io.github.relock.core.internal;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -17,15 +15,13 @@ final class RedisDriverCheck {
     private static final String JEDIS_PACKAGE = "org.springframework.data.redis.connection.jedis.";
     private static final String LETTUCE_CLIENT = "io.lettuce.core.RedisClient";
     private static final String LETTUCE_PACKAGE = "org.springframework.data.redis.connection.lettuce.";
-    private static final Logger log = LoggerFactory.getLogger(RedisDriverCheck.class);
 
     private RedisDriverCheck() {
     }
 
     /**
-     * Refuses Jedis's factory, or any factory when Lettuce is not on the class path. A factory that is neither
-     * Lettuce's nor Jedis's (a wrapper) says nothing by its class, so one connection is opened to ask what is
-     * inside; if none can be opened yet, the first wait asks instead ({@link PubSubConnection}).
+     * Refuses Jedis's factory, or any factory when Lettuce is not on the class path. A wrapping factory (neither
+     * Lettuce's nor Jedis's) says nothing by its class: {@link #requireLettuceInside} asks its first connection.
      *
      * @throws UnsupportedRedisDriverException if the driver is not Lettuce
      */
@@ -34,28 +30,21 @@ final class RedisDriverCheck {
         if (isJedis(factory.getClass()) || !lettucePresent) {
             throw refused(factory.getClass().getName(), lettucePresent);
         }
-        if (!isA(factory.getClass(), LETTUCE_PACKAGE)) {
-            requireLettuceInside(factory);
-        }
     }
 
-    private static void requireLettuceInside(RedisConnectionFactory wrapper) {
-        RedisConnection connection;
-        try {
-            connection = wrapper.getConnection();
+    /**
+     * Refuses a wrapping factory whose connection is not Lettuce's underneath. A connection that cannot reach
+     * Redis yet throws its own exception here (the caller defers the question to the first wait).
+     *
+     * @throws UnsupportedRedisDriverException if the driver is not Lettuce
+     */
+    static void requireLettuceInside(RedisConnectionFactory factory, RedisConnection connection) {
+        if (isA(factory.getClass(), LETTUCE_PACKAGE)) {
+            return; // Lettuce's own factory: its connections are Lettuce's
         }
-        catch (RuntimeException notYet) {
-            log.debug("Could not open a connection of {} to check its driver; the first wait will", wrapper, notYet);
-            return;
-        }
-        try {
-            if (isJedis(connection.getClass()) || !isLettuce(connection.getNativeConnection())) {
-                throw refused(wrapper.getClass().getName() + " (whose connections are "
-                        + connection.getNativeConnection().getClass().getName() + ")", true);
-            }
-        }
-        finally {
-            connection.close();
+        if (isJedis(connection.getClass()) || !isLettuce(connection.getNativeConnection())) {
+            throw refused(factory.getClass().getName() + " (whose connections are "
+                    + connection.getNativeConnection().getClass().getName() + ")", true);
         }
     }
 

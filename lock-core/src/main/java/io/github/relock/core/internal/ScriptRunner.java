@@ -10,6 +10,8 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.relock.core.UnsupportedRedisDriverException;
+
 /**
  * Runs the lock's scripts on connections from the factory: EVALSHA, falling back to EVAL once when the
  * server has not seen the script (a restart, a failover), and sending again a script that a migrating
@@ -28,7 +30,14 @@ final class ScriptRunner {
     ScriptRunner(RedisConnectionFactory factory) {
         this.factory = factory;
         try {
-            query(connection -> null);
+            // the one connection opened at build: it also shows what a wrapping factory's driver is
+            query(connection -> {
+                RedisDriverCheck.requireLettuceInside(factory, connection);
+                return null;
+            });
+        }
+        catch (UnsupportedRedisDriverException ex) {
+            throw ex;
         }
         catch (RuntimeException ex) {
             // Redis is down at start-up (or the pool is exhausted): the first connection that opens tells

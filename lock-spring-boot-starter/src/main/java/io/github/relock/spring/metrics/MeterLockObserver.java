@@ -6,6 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.jspecify.annotations.Nullable;
+
 import io.micrometer.core.instrument.MeterRegistry;
 
 import io.github.relock.core.DistributedLockClient;
@@ -41,7 +43,8 @@ public final class MeterLockObserver implements LockObserver, AutoCloseable {
     private final DistributedLockClient client;
     private final LockLostListener lostCounter = this::lockLost;
     private final ConcurrentMap<String, NameMeters> byName = new ConcurrentHashMap<>();
-    private NameMeters otherLost; // guarded by this: losses of locks no call name covers
+    private @Nullable NameMeters otherLost; // guarded by this: losses of locks no call name covers
+    private volatile boolean closed;
 
     /** Listens for lost locks on {@code client} from now on. */
     public MeterLockObserver(MeterRegistry registry, DistributedLockClient client) {
@@ -52,6 +55,9 @@ public final class MeterLockObserver implements LockObserver, AutoCloseable {
 
     @Override
     public Acquisition acquisitionStarted(String lockName) {
+        if (closed) {
+            return Acquisition.NOOP; // a late call must not register meters again
+        }
         NameMeters meters = byName.computeIfAbsent(lockName, name -> shared.use(name, false));
         meters.waiting.incrementAndGet();
         AtomicBoolean waitEnded = new AtomicBoolean();
@@ -93,25 +99,37 @@ public final class MeterLockObserver implements LockObserver, AutoCloseable {
         int separator = lockName.indexOf(LockNames.SEPARATOR);
         NameMeters meters = byName.get(separator < 0 ? lockName : lockName.substring(0, separator));
         // an unknown name may be a key of a lock taken in code: it must not become a tag value
-        (meters != null ? meters : otherLost()).lost.increment();
+        NameMeters counted = meters != null ? meters : otherLost();
+        if (counted != null) {
+            counted.lost.increment();
+        }
     }
 
-    private synchronized NameMeters otherLost() {
+    private synchronized @Nullable NameMeters otherLost() {
+        if (closed) {
+            return null;
+        }
         if (otherLost == null) {
             otherLost = shared.use(OTHER_NAME, true);
         }
         return otherLost;
     }
 
+    /** Stops counting and gives this observer's names back; a second call does nothing. */
     @Override
     public void close() {
-        client.removeLockLostListener(lostCounter);
-        List<String> used = new ArrayList<>(byName.keySet());
+        List<String> used;
         synchronized (this) {
+            if (closed) {
+                return; // leaving twice would take another observer's place in the shared meters
+            }
+            closed = true;
+            used = new ArrayList<>(byName.keySet());
             if (otherLost != null) {
                 used.add(OTHER_NAME);
             }
         }
+        client.removeLockLostListener(lostCounter);
         shared.leave(used);
         byName.clear();
     }

@@ -6,6 +6,10 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.test.RedisServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** How observers share one registry's meters: each name's meters go with its last user. */
@@ -43,5 +47,37 @@ class RegistryMetersTest {
         second.leave(List.of("payments"));
         assertThat(registry.getMeters()).isEmpty();
         assertThat(RegistryMeters.join(registry)).as("a fresh start after the last one left").isNotSameAs(first);
+    }
+
+    /** Found by a break-it pass: a second close took another observer's place, and a late call re-registered. */
+    @Test
+    void closingAnObserverTwiceOrCallingItAfterwardsLeavesTheOthersCounting() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            LettuceConnectionFactory factory = server.newConnectionFactory();
+            RedisLockClient client = RedisLockClient.builder(factory).build();
+            try {
+                MeterLockObserver first = new MeterLockObserver(registry, client);
+                MeterLockObserver second = new MeterLockObserver(registry, client);
+                first.acquisitionStarted("payments").acquired();
+                second.acquisitionStarted("payments").acquired();
+                first.close();
+                first.close();
+                first.acquisitionStarted("late").acquired();
+                MeterLockObserver third = new MeterLockObserver(registry, client);
+                third.acquisitionStarted("payments").acquired();
+                assertThat(registry.get(MeterLockObserver.HELD).tag(MeterLockObserver.NAME_TAG, "payments").gauge()
+                        .value()).as("second's and third's holds, in one gauge").isEqualTo(3);
+                assertThat(registry.find(MeterLockObserver.HELD).tag(MeterLockObserver.NAME_TAG, "late").gauge())
+                        .isNull();
+                second.close();
+                assertThat(registry.find(MeterLockObserver.HELD).gauge()).as("third still counts").isNotNull();
+                third.close();
+                assertThat(registry.getMeters()).isEmpty();
+            }
+            finally {
+                client.close();
+                factory.destroy();
+            }
+        }
     }
 }
