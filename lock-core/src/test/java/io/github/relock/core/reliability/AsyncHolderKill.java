@@ -51,7 +51,8 @@ final class AsyncHolderKill {
                             + "%d (p99) ms after the kill, %d ms at p99 after the lease end, %d before it, %d overlaps; %d "
                             + "not granted, %d futures pending, %d subscriptions left%s", killToGrant.size(), kills,
                     grant.percentile(50), grant.percentile(99), new Stats(afterLeaseEnd).percentile(99), early,
-                    sweep.overlaps(), notGranted, pending, subscriptionsLeft, voided > 0 ? "; " + voided + " void (the lease ended before the kill)" : "");
+                    sweep.overlaps(), notGranted, pending, subscriptionsLeft,
+                    voided > 0 ? "; " + voided + " void (the lease ended before the kill)" : "");
         }
     }
 
