@@ -89,9 +89,9 @@ final class AsyncConnectionCut {
                 Thread.sleep(WATCHDOG_MILLIS); // three renewal intervals (a third of the watchdog timeout each), all idle
                 long renewals = scriptCalls(truth) - scripts;
                 FencedResource resource = holders.resource();
-                Outcome outcome = new Outcome(holders.latencies().count(), holders.count("granted", 0),
-                        holders.count("timed out", 0), holders.outcomesOtherThan(List.of("granted", "timed out")),
-                        cuts, proxy.cuts(), holders.latencies(), pending, holders.history().sweep(),
+                Outcome outcome = new Outcome(holders.outcomes().latencies().count(), holders.outcomes().count("granted"),
+                        holders.outcomes().count("timed out"), holders.outcomes().otherThan(List.of("granted", "timed out")),
+                        cuts, proxy.cuts(), holders.outcomes().latencies(), pending, holders.history().sweep(),
                         resource.lostUpdates(), resource.staleAccepted(), holders.losses(), left, heldLocally,
                         subscribed, renewals);
                 System.out.printf("scenario 16 cut %s: %s; %s; latency %s%n", prefix, outcome.figures(), resource,

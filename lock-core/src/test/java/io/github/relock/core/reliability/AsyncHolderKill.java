@@ -113,7 +113,7 @@ final class AsyncHolderKill {
             Outcome outcome = new Outcome();
             outcome.kills = children;
             outcome.pending = waiters.pending(WAIT_MILLIS + 5_000);
-            outcome.notGranted = waiters.latencies().count() - waiters.count("granted", 0);
+            outcome.notGranted = waiters.outcomes().latencies().count() - waiters.outcomes().count("granted");
             List<String> names = new ArrayList<>();
             for (int c = 0; c < children; c++) {
                 names.addAll(LockHashes.numbered(prefix + c + "-", LOCKS));

@@ -1,19 +1,16 @@
 package io.github.relock.core.reliability;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -45,8 +42,7 @@ final class AsyncHolders implements AutoCloseable {
     });
     private final Map<String, Long> lostAt = new ConcurrentHashMap<>(); // owner id -> when the loss was reported
     private final Queue<CompletableFuture<?>> futures = new ConcurrentLinkedQueue<>();
-    private final Queue<Long> latencies = new ConcurrentLinkedQueue<>(); // tryLockAsync: call to completion, ms
-    private final Map<String, AtomicLong> outcomes = new ConcurrentSkipListMap<>();
+    private final CallOutcomes outcomes = new CallOutcomes();
 
     /** @param waitMillis the wait time of every {@code tryLockAsync} */
     AsyncHolders(long waitMillis) {
@@ -73,10 +69,15 @@ final class AsyncHolders implements AutoCloseable {
             }
             Grant grant = new Grant(client, key, owner);
             CompletableFuture<?> inside = depth == 1 ? later(holdMillis)
-                    : track("re-entry", call(() -> lock.tryLockAsync(Duration.ZERO, lease, owner)))
-                            .thenCompose(in -> later(holdMillis))
-                            .thenCompose(held -> track("unlockAsync", call(() -> lock.unlockAsync(owner))))
-                            .thenCompose(inner -> later(20));
+                    : track("re-entry", call(() -> lock.tryLockAsync(Duration.ZERO, lease, owner))).thenCompose(in -> {
+                        if (!Boolean.TRUE.equals(in)) {
+                            outcomes.add("re-entry refused"); // then there is no inner hold to give back
+                            return later(holdMillis);
+                        }
+                        return later(holdMillis)
+                                .thenCompose(held -> track("unlockAsync", call(() -> lock.unlockAsync(owner))))
+                                .thenCompose(inner -> later(20));
+                    });
             return inside.thenCompose(done -> {
                 grant.write();
                 return release(grant, lock, owner);
@@ -128,13 +129,13 @@ final class AsyncHolders implements AutoCloseable {
         return track("tryLockAsync", call(() -> lock.tryLockAsync(Duration.ofMillis(waitMillis), lease, owner)))
                 .thenApply(granted -> {
                     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - called);
-                    latencies.add(millis);
+                    outcomes.latency(millis);
                     if (millis > waitMillis + 100) {
                         System.out.printf("scenario 16: tryLockAsync of %s on %s returned %s after %d ms (wait %d ms)%n",
                                 owner, lock.getName(), granted, millis, waitMillis);
                     }
                     if (granted != null) {
-                        count(granted ? "granted" : "timed out");
+                        outcomes.add(granted ? "granted" : "timed out");
                     }
                     return Boolean.TRUE.equals(granted);
                 });
@@ -152,7 +153,7 @@ final class AsyncHolders implements AutoCloseable {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
-                count(what + " failed: " + cause.getClass().getSimpleName());
+                outcomes.add(what + " failed: " + cause.getClass().getSimpleName());
                 return null;
             }
             return value;
@@ -180,28 +181,8 @@ final class AsyncHolders implements AutoCloseable {
         return done;
     }
 
-    private void count(String outcome) {
-        outcomes.computeIfAbsent(outcome, o -> new AtomicLong()).incrementAndGet();
-    }
-
-    long count(String outcome, long otherwise) {
-        AtomicLong counted = outcomes.get(outcome);
-        return counted == null ? otherwise : counted.get();
-    }
-
-    /** Outcomes other than the given ones, with their counts, e.g. failures. */
-    Map<String, Long> outcomesOtherThan(List<String> expected) {
-        Map<String, Long> others = new ConcurrentSkipListMap<>();
-        outcomes.forEach((outcome, n) -> {
-            if (!expected.contains(outcome)) {
-                others.put(outcome, n.get());
-            }
-        });
-        return others;
-    }
-
-    Stats latencies() {
-        return new Stats(latencies);
+    CallOutcomes outcomes() {
+        return outcomes;
     }
 
     /** Holds whose loss was reported. */

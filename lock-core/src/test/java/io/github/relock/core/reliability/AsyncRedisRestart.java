@@ -100,9 +100,9 @@ final class AsyncRedisRestart {
             outcome.pending = holders.pending(WAIT_MILLIS + 5_000);
             outcome.holdsLeft = LockHashes.left(redis.commands(), holderClient, keys).size();
             outcome.subscriptionsLeft = LockHashes.subscribers(redis.commands(), holderClient, keys, 2_000);
-            outcome.unlockLost = holders.count(LOST, 0);
-            outcome.others = holders.outcomesOtherThan(List.of("granted", "timed out", LOST));
-            outcome.latency = holders.latencies();
+            outcome.unlockLost = holders.outcomes().count(LOST);
+            outcome.others = holders.outcomes().otherThan(List.of("granted", "timed out", LOST));
+            outcome.latency = holders.outcomes().latencies();
             outcome.sweep = holders.history().sweep();
             outcome.doubleBeliefMillis = longestDoubleBelief(holders.history());
             outcome.staleRefused = holders.resource().staleRefused();
