@@ -86,12 +86,13 @@ final class AsyncConnectionCut {
                 long heldLocally = clients.stream().mapToLong(c -> c.heldLocks().size()).sum();
                 long subscribed = LockHashes.subscribers(truth, clients.get(0), keys, 2_000);
                 long scripts = scriptCalls(truth);
-                Thread.sleep(WATCHDOG_MILLIS); // three renewal intervals (a third of the watchdog timeout each), all idle
+                Thread.sleep(WATCHDOG_MILLIS); // three renewal intervals, every client idle
                 long renewals = scriptCalls(truth) - scripts;
                 FencedResource resource = holders.resource();
-                Outcome outcome = new Outcome(holders.outcomes().latencies().count(), holders.outcomes().count("granted"),
-                        holders.outcomes().count("timed out"), holders.outcomes().otherThan(List.of("granted", "timed out")),
-                        cuts, proxy.cuts(), holders.outcomes().latencies(), pending, holders.history().sweep(),
+                CallOutcomes calls = holders.outcomes();
+                Outcome outcome = new Outcome(calls.latencies().count(), calls.count("granted"), calls.count("timed out"),
+                        calls.otherThan(List.of("granted", "timed out")), cuts, proxy.cuts(), calls.latencies(),
+                        pending, holders.history().sweep(),
                         resource.lostUpdates(), resource.staleAccepted(), holders.losses(), left, heldLocally,
                         subscribed, renewals);
                 System.out.printf("scenario 16 cut %s: %s; %s; latency %s%n", prefix, outcome.figures(), resource,
