@@ -6,12 +6,12 @@ import java.util.regex.Pattern;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /** Reads call counts from {@code INFO commandstats}, to count round trips a test caused. */
-final class CommandStats {
+public final class CommandStats {
 
     private CommandStats() {
     }
 
-    static long calls(RedisCommands<String, String> commands, String command) {
+    public static long calls(RedisCommands<String, String> commands, String command) {
         Pattern line = Pattern.compile("^cmdstat_" + command + ":calls=(\\d+),", Pattern.MULTILINE);
         Matcher matcher = line.matcher(commands.info("commandstats"));
         return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;

@@ -34,6 +34,22 @@ public final class FencedResource {
         cell(key).currentHold = holdId;
     }
 
+    /**
+     * As {@link #granted}, and the new hold shows its token at once, as a fenced holder's first statement
+     * would: a lower token is refused from now on, even before this hold writes. False (counted as a current
+     * write refused) if the token is lower than one seen already.
+     */
+    public synchronized boolean grantedWith(String key, String holdId, long token) {
+        Cell cell = cell(key);
+        cell.currentHold = holdId;
+        if (token < cell.highestToken) {
+            currentRefused++;
+            return false;
+        }
+        cell.highestToken = token;
+        return true;
+    }
+
     synchronized long read(String key) {
         return cell(key).value;
     }

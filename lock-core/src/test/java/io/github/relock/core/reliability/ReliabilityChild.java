@@ -14,6 +14,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.internal.LockCommands;
@@ -21,7 +22,8 @@ import io.github.relock.core.internal.LockKeys;
 
 /**
  * A lock user in its own JVM, so that scenarios can SIGKILL or SIGSTOP a real holder (watchdog and all)
- * or act as "another process". Arguments are {@code key=value} pairs: {@code mode} (hold, nonowner),
+ * or act as "another process". Arguments are {@code key=value} pairs: {@code mode} (hold, hold-many,
+ * hold-async, nonowner),
  * {@code port}, {@code name}, {@code lease} (fixed lease in ms) or {@code watchdog} (watchdog timeout in
  * ms), optionally {@code kind} ({@code read}: the read side of a read-write lock, {@code fair}: a fair lock;
  * otherwise an exclusive lock), {@code broken} (a {@link BrokenScripts} breakage to apply in this JVM) and
@@ -50,6 +52,7 @@ public final class ReliabilityChild {
         switch (args.get("mode")) {
             case "hold" -> hold(client, args);
             case "hold-many" -> holdMany(client, args);
+            case "hold-async" -> holdAsync(client, args);
             case "nonowner" -> nonOwner(client, factory, args);
             default -> throw new IllegalArgumentException("mode " + args.get("mode"));
         }
@@ -129,6 +132,41 @@ public final class ReliabilityChild {
             if (line.trim().equals("exit")) {
                 System.exit(0);
             }
+        }
+        System.exit(0);
+    }
+
+    /**
+     * Once told "acquire", takes {@code count} locks named {@code name-0..} at once through the asynchronous API,
+     * each for an owner of its own (even ones with the fixed {@code lease}, odd ones with the watchdog); prints
+     * {@code HELD-ASYNC <i> <token> <acquiredNanos> <invokedNanos>} as each future completes, then waits for "exit".
+     */
+    private static void holdAsync(RedisLockClient client, Map<String, String> args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        client.getLock(args.get("name")).isLocked(); // connected and warmed up
+        say("READY");
+        if (!"acquire".equals(in.readLine())) {
+            System.exit(3);
+        }
+        long invoked = System.nanoTime();
+        Duration lease = Duration.ofMillis(Long.parseLong(args.get("lease")));
+        for (int i = 0, count = Integer.parseInt(args.get("count")); i < count; i++) {
+            String name = args.get("name") + "-" + i;
+            LockOwner owner = client.newOwner();
+            int index = i;
+            client.getLock(name).tryLockAsync(Duration.ofSeconds(30), i % 2 == 0 ? lease : null, owner)
+                    .thenAccept(held -> {
+                        long acquired = System.nanoTime();
+                        if (!held) {
+                            say("NOT-ACQUIRED " + index);
+                            System.exit(2);
+                        }
+                        say("HELD-ASYNC " + index + " " + client.getLock(name, owner).fencingToken() + " " + acquired
+                                + " " + invoked);
+                    });
+        }
+        for (String line; (line = in.readLine()) != null && !line.trim().equals("exit"); ) {
+            // holds until told to exit, or killed
         }
         System.exit(0);
     }
