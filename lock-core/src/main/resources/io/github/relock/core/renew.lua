@@ -5,6 +5,22 @@
 -- re-entry may lengthen a lease between that choice and this call.
 local lease = tonumber(ARGV[1])
 local now
+-- Lengthens a lease, never shortens it: PEXPIRE GT in one call (Redis 7); Redis 6.2 refuses GT on the
+-- first lock, and the rest read the lease first (PTTL), as every renewal did before
+local gt
+local function extend(key)
+  if gt ~= false then
+    local reply = redis.pcall('pexpire', key, ARGV[1], 'GT')
+    if type(reply) ~= 'table' or not reply.err then
+      gt = true
+      return
+    end
+    gt = false
+  end
+  if redis.call('pttl', key) < lease then
+    redis.call('pexpire', key, ARGV[1])
+  end
+end
 local renewed = {}
 for i = 1, #KEYS do
   local field = ARGV[i + 1]
@@ -14,9 +30,7 @@ for i = 1, #KEYS do
     local ends = string.sub(KEYS[i], -3) == ':rw' and redis.call('hget', KEYS[i], field .. ':e')
     if not ends then
       -- never shorter: a re-entry may have lengthened the lease after this hold was picked for renewal
-      if redis.call('pttl', KEYS[i]) < lease then
-        redis.call('pexpire', KEYS[i], ARGV[1])
-      end
+      extend(KEYS[i])
       renewed[i] = 1
     else
       -- a hold of a read-write lock: its own lease, and the hash's only ever lengthened (others share it)
@@ -26,9 +40,7 @@ for i = 1, #KEYS do
       end
       if tonumber(ends) > now then
         redis.call('hset', KEYS[i], field .. ':e', string.format('%d', now + lease))
-        if redis.call('pttl', KEYS[i]) < lease then
-          redis.call('pexpire', KEYS[i], ARGV[1])
-        end
+        extend(KEYS[i])
         renewed[i] = 1
       end
     end
