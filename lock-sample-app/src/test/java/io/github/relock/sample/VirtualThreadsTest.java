@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.core.env.Environment;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -42,18 +42,18 @@ class VirtualThreadsTest {
         registry.add("spring.datasource.url", () -> "jdbc:h2:mem:virtual-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
     }
 
-    @Autowired
-    Environment environment;
-
-    @Autowired
-    RedisLockClient lockClient;
+    @LocalServerPort
+    int port;
 
     @Autowired
     OrderRepository orders;
 
+    @Autowired
+    RedisLockClient lockClient;
+
     @Test
     void sixteenPayersOnVirtualThreadsPayAnOrderOnceAndTheWinnerRanOnAVirtualThread() throws Exception {
-        String base = "http://127.0.0.1:" + environment.getProperty("local.server.port");
+        String base = "http://127.0.0.1:" + port;
         HttpResponse<String> created = post(base + "/orders", "{\"customer\":\"vera\",\"amount\":12.00}");
         long id = ((Number) JsonPath.read(created.body(), "$.id")).longValue();
 

@@ -3,19 +3,14 @@ package io.github.relock.sample.reactive.orders;
 /** A payment that got the order's lock found the order paid already: nothing was charged. */
 public class OrderAlreadyPaidException extends RuntimeException {
 
-    private final long orderId;
     private final long chargeId;
 
     public OrderAlreadyPaidException(long orderId, long chargeId) {
         super("Order " + orderId + " is already paid (charge " + chargeId + ")");
-        this.orderId = orderId;
         this.chargeId = chargeId;
     }
 
-    public long getOrderId() {
-        return orderId;
-    }
-
+    /** The charge that paid it. */
     public long getChargeId() {
         return chargeId;
     }
