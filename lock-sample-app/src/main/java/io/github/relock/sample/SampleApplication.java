@@ -6,8 +6,10 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
 
 import io.github.relock.sample.demo.RaceDemo;
+import io.github.relock.sample.redis.EmbeddedRedisConfiguration;
 
 /**
  * The relock sample: an order-payment service. {@code java -jar lock-sample-app.jar} serves HTTP on
@@ -15,6 +17,7 @@ import io.github.relock.sample.demo.RaceDemo;
  */
 @SpringBootApplication
 @EnableConfigurationProperties(SampleProperties.class)
+@Import(EmbeddedRedisConfiguration.class) // lock-redis-process: a redis-server of its own when none answers
 public class SampleApplication {
 
     public static void main(String[] args) {

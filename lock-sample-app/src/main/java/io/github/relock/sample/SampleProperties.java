@@ -4,7 +4,10 @@ import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** {@code sample.*}: what the sample itself can be tuned with (the lock's own settings are {@code relock.*}). */
+/**
+ * {@code sample.*}: what the sample itself can be tuned with (the lock's own settings are {@code relock.*};
+ * {@code sample.embedded-redis.*} is lock-redis-process's {@code EmbeddedRedisProperties}).
+ */
 @ConfigurationProperties("sample")
 public class SampleProperties {
 
@@ -12,18 +15,12 @@ public class SampleProperties {
 
     private final Demo demo = new Demo();
 
-    private final EmbeddedRedis embeddedRedis = new EmbeddedRedis();
-
     public Payment getPayment() {
         return payment;
     }
 
     public Demo getDemo() {
         return demo;
-    }
-
-    public EmbeddedRedis getEmbeddedRedis() {
-        return embeddedRedis;
     }
 
     public static class Payment {
@@ -87,34 +84,6 @@ public class SampleProperties {
 
         public void setSpread(Duration spread) {
             this.spread = spread;
-        }
-    }
-
-    public static class EmbeddedRedis {
-
-        /**
-         * Whether to start an embedded redis-server at spring.data.redis.host/port when no Redis answers
-         * there. Off: the application fails to reach Redis instead, as a production service would.
-         */
-        private boolean enabled = true;
-
-        /** How long to wait for the embedded redis-server to accept connections. */
-        private Duration startTimeout = Duration.ofSeconds(10);
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public Duration getStartTimeout() {
-            return startTimeout;
-        }
-
-        public void setStartTimeout(Duration startTimeout) {
-            this.startTimeout = startTimeout;
         }
     }
 }

@@ -12,6 +12,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Free ports, plain HTTP calls, and port checks for the sample's tests. */
 public final class TestSupport {
@@ -69,6 +78,31 @@ public final class TestSupport {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
+        }
+    }
+
+    /** POSTs to every URL at the same moment, one thread each; the responses in the order of the URLs. */
+    public static List<HttpResponse<String>> postAtOnce(List<String> urls)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        ExecutorService pool = Executors.newFixedThreadPool(urls.size());
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<HttpResponse<String>>> calls = new ArrayList<>();
+            for (String url : urls) {
+                calls.add(pool.submit(() -> {
+                    go.await();
+                    return post(url);
+                }));
+            }
+            go.countDown();
+            List<HttpResponse<String>> responses = new ArrayList<>();
+            for (Future<HttpResponse<String>> call : calls) {
+                responses.add(call.get(60, TimeUnit.SECONDS));
+            }
+            return responses;
+        }
+        finally {
+            pool.shutdownNow();
         }
     }
 

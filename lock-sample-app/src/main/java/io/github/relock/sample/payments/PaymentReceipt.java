@@ -13,7 +13,9 @@ import java.math.BigDecimal;
  * @param holdCount        the lock's hold count in {@code pay()}: 1
  * @param nestedHoldCount  the hold count the nested {@link LedgerService} call saw: 2, it re-entered
  * @param paidBy           the lock client id of the instance that took the payment
+ * @param virtualThread    whether {@code pay()} ran on a virtual thread ({@code spring.threads.virtual.enabled},
+ *                         JDK 21 or newer)
  */
 public record PaymentReceipt(long orderId, long paymentId, BigDecimal amount, String lock, long fencingToken,
-        int holdCount, int nestedHoldCount, String paidBy) {
+        int holdCount, int nestedHoldCount, String paidBy, boolean virtualThread) {
 }

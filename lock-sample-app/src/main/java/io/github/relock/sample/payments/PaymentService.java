@@ -83,6 +83,6 @@ public class PaymentService {
         log.info("Paid order {}: payment {} of {}; lock {} back to hold count {} once the ledger call returned",
                 current.id(), payment.id(), payment.amount(), lockName, lock.getHoldCount());
         return new PaymentReceipt(current.id(), payment.id(), payment.amount(), lockName, fencingToken, holdCount,
-                nestedHoldCount, locks.getClientId());
+                nestedHoldCount, locks.getClientId(), CurrentThread.isVirtual());
     }
 }

@@ -9,12 +9,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-
-import io.github.relock.sample.SampleProperties;
 
 /**
  * Makes sure a Redis answers at {@code spring.data.redis.host:port} before anything connects to it:
@@ -22,10 +21,12 @@ import io.github.relock.sample.SampleProperties;
  * finds a Redis there or starts one. Being a dependency also orders shutdown: the lock client and the
  * connection factory close first, then the embedded server stops.
  *
- * <p>{@code sample.embedded-redis.enabled=false} switches this off.
+ * <p>{@code sample.embedded-redis.enabled=false} switches this off. Both samples import it
+ * ({@code @Import(EmbeddedRedisConfiguration.class)}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "sample.embedded-redis.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(EmbeddedRedisProperties.class)
 public class EmbeddedRedisConfiguration {
 
     /** Name of the {@link EmbeddedRedisServer} bean. */
@@ -34,7 +35,7 @@ public class EmbeddedRedisConfiguration {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedRedisConfiguration.class);
 
     @Bean(BEAN_NAME)
-    EmbeddedRedisServer sampleRedisServer(DataRedisConnectionDetails connection, SampleProperties properties) {
+    EmbeddedRedisServer sampleRedisServer(DataRedisConnectionDetails connection, EmbeddedRedisProperties properties) {
         DataRedisConnectionDetails.Standalone standalone = connection.getStandalone();
         if (connection.getSentinel() != null || connection.getCluster() != null || connection.getMasterReplica() != null
                 || connection.getSslBundle() != null || standalone == null) {
@@ -42,7 +43,7 @@ public class EmbeddedRedisConfiguration {
             return EmbeddedRedisServer.notUsed();
         }
         return EmbeddedRedisServer.startIfNoneAnswers(standalone.getHost(), standalone.getPort(),
-                connection.getPassword(), properties.getEmbeddedRedis().getStartTimeout());
+                connection.getPassword(), properties.getStartTimeout());
     }
 
     /** Every Redis connection factory waits for {@link #sampleRedisServer}. */
