@@ -13,6 +13,10 @@ local function extend(key)
     local reply = redis.pcall('pexpire', key, ARGV[1], 'GT')
     if type(reply) ~= 'table' or not reply.err then
       gt = true
+      -- GT counts a key without a lease as longer than any: give it one, as the PTTL path below does
+      if reply == 0 and redis.call('pttl', key) == -1 then
+        redis.call('pexpire', key, ARGV[1])
+      end
       return
     end
     gt = false

@@ -52,6 +52,17 @@ class WatchdogTest {
         lock.unlock();
     }
 
+    /** PEXPIRE ... GT counts a key without a lease as longer than any: renewal must still give it one. */
+    @Test
+    void givesALeaseBackToAHeldLockThatLostIt() {
+        ReentrantDistributedLock lock = client.getLock("persisted");
+        lock.lock();
+        String key = client.redisKeys("persisted").lock();
+        assertThat(redis.commands().persist(key)).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.commands().pttl(key) > 0);
+        lock.unlock();
+    }
+
     @Test
     void stopsRenewingOnUnlock() throws Exception {
         ReentrantDistributedLock lock = client.getLock("released");
