@@ -8,13 +8,18 @@ import org.springframework.core.CoroutinesUtils;
 import org.springframework.util.ReflectionUtils;
 
 import kotlin.Unit;
+import kotlin.coroutines.Continuation;
+import kotlin.coroutines.CoroutineContext;
+import kotlin.coroutines.intrinsics.IntrinsicsKt;
 import kotlinx.coroutines.BuildersKt;
 import kotlinx.coroutines.CompletableJob;
 import kotlinx.coroutines.CoroutineScopeKt;
 import kotlinx.coroutines.CoroutineStart;
 import kotlinx.coroutines.Deferred;
 import kotlinx.coroutines.Dispatchers;
+import kotlinx.coroutines.Job;
 import kotlinx.coroutines.JobKt;
+import kotlinx.coroutines.SupervisorKt;
 import kotlinx.coroutines.flow.Flow;
 import kotlinx.coroutines.flow.FlowKt;
 import kotlinx.coroutines.reactor.ReactorContext;
@@ -31,7 +36,25 @@ import reactor.util.context.Context;
  */
 final class CoroutineBody {
 
-    private final CompletableJob job = JobKt.Job(null);
+    private final CompletableJob job;
+    private final @Nullable CoroutineContext caller;
+
+    /**
+     * {@code arguments} of a suspend function end with the caller's Continuation: the body then runs in the
+     * caller's context (its dispatcher, its elements), and the call's job is a child of the caller's, so the
+     * caller, and a lock it holds, ends only after this body. A Flow's collector is not known here.
+     */
+    CoroutineBody(@Nullable Object[] arguments) {
+        Object last = arguments.length > 0 ? arguments[arguments.length - 1] : null;
+        this.caller = last instanceof Continuation<?> continuation ? continuation.getContext() : null;
+        Job parent = caller != null ? caller.get(Job.Key) : null;
+        // a supervisor: the body's failure reaches the caller as the call's exception, not as a cancel of it
+        this.job = SupervisorKt.SupervisorJob(parent);
+    }
+
+    boolean suspending() {
+        return caller != null;
+    }
 
     /**
      * Calls the suspend function on its target, as the compiled caller would, in a child coroutine of this
@@ -40,9 +63,10 @@ final class CoroutineBody {
     Mono<Object> call(Method method, Object target, @Nullable Object[] arguments) {
         ReflectionUtils.makeAccessible(method);
         return Mono.deferContextual(view -> {
-            Deferred<Object> running = BuildersKt.async(CoroutineScopeKt.CoroutineScope(job),
-                    Dispatchers.getUnconfined().plus(new ReactorContext(Context.of(view))), CoroutineStart.DEFAULT,
-                    (scope, continuation) -> invoke(method, target, arguments, continuation));
+            CoroutineContext context = (caller != null ? caller.minusKey(Job.Key) : Dispatchers.getUnconfined())
+                    .plus(new ReactorContext(Context.of(view)));
+            Deferred<Object> running = BuildersKt.async(CoroutineScopeKt.CoroutineScope(job), context,
+                    CoroutineStart.DEFAULT, (scope, continuation) -> invoke(method, target, arguments, continuation));
             return CoroutinesUtils.deferredToMono(running).doOnCancel(() -> running.cancel(null));
         });
     }
@@ -52,7 +76,9 @@ final class CoroutineBody {
         Object[] withOurs = arguments.clone();
         withOurs[withOurs.length - 1] = continuation; // the compiled form takes its Continuation last
         try {
-            return method.invoke(target, withOurs);
+            Object result = method.invoke(target, withOurs);
+            // a value class returned without suspending comes unboxed; the caller expects it boxed
+            return result == IntrinsicsKt.getCOROUTINE_SUSPENDED() ? result : KotlinSignatures.boxed(method, result);
         }
         catch (InvocationTargetException ex) {
             throw CoroutineBody.<RuntimeException>rethrow(ex.getTargetException());
@@ -84,6 +110,11 @@ final class CoroutineBody {
             return Unit.INSTANCE;
         });
         return ReactorFlowKt.asFlux(tracked);
+    }
+
+    /** The call is over (however it ended): its job completes once its coroutines have, and frees the caller's. */
+    void finish() {
+        job.complete();
     }
 
     /** Completes once every coroutine of the call has finished, its {@code finally} blocks included. */

@@ -94,6 +94,11 @@ final class KotlinReturns {
                     + libraries + " on the class path", "Add " + libraries + " (Spring needs them too, to proxy "
                     + "suspend functions and Flows).", null);
         }
+        if (suspending(where.method()) && isFlow(KotlinSignatures.resultClass(where.method()))) {
+            throw where.invalid("is a suspend function that returns a Flow: the lock would end with the call, before "
+                    + "the Flow is collected", "Make it a regular fun that returns the Flow (the lock is then held "
+                    + "while it is collected), or a suspend fun that returns what it collected.", null);
+        }
     }
 
     /** The locked Flux as what the method returns: a Flow for a Flow method, else the Flux itself. */

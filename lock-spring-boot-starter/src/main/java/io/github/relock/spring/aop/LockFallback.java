@@ -48,13 +48,20 @@ public record LockFallback(Method method, boolean takesException) {
         }
         Method fallback = withException != null ? withException : plain;
         String signature = String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList());
+        if (fallback == null && at < parameters.length) { // a suspend function: say it in Kotlin's terms
+            String kotlin = String.join(", ", Arrays.stream(parameters, 0, at).map(Class::getSimpleName).toList());
+            throw where.invalid("fallbackMethod '" + name + "' was not found on " + where.targetClass().getName(),
+                    "Declare suspend fun " + name + "(" + kotlin + ") or suspend fun " + name + "(" + kotlin
+                            + (kotlin.isEmpty() ? "" : ", ") + "LockNotAcquiredException) on the same class.", null);
+        }
         if (fallback == null) {
             throw where.invalid("fallbackMethod '" + name + "' was not found on " + where.targetClass().getName(),
                     "Declare " + name + "(" + signature + ") or " + name + "(" + signature
                             + (signature.isEmpty() ? "" : ", ") + "LockNotAcquiredException) on the same class.", null);
         }
-        Class<?> expected = where.method().getReturnType();
-        Class<?> actual = fallback.getReturnType();
+        boolean suspending = at < parameters.length; // compiled, both return Object: ask Kotlin what they return
+        Class<?> expected = suspending ? KotlinSignatures.resultClass(where.method()) : where.method().getReturnType();
+        Class<?> actual = suspending ? KotlinSignatures.resultClass(fallback) : fallback.getReturnType();
         if (expected != void.class && !ClassUtils.isAssignable(expected, actual)) {
             throw where.invalid("fallbackMethod '" + name + "' returns " + actual.getName() + ", which the method's "
                     + "return type " + expected.getName() + " cannot hold",

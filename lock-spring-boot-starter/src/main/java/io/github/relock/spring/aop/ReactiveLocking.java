@@ -57,15 +57,22 @@ final class ReactiveLocking {
                 Subscription call = subscription(template, definition, lockName, target, context);
                 return Mono.usingWhen(call.hold.acquire(), acquired -> Mono.fromDirect(call.run(acquired)),
                         call.hold::releaseAfterSuccess, call.hold::releaseAfterFailure, call.hold::releaseAfterCancel)
-                        .doFinally(signal -> call.hold.releaseIfStillHeld());
+                        .onErrorMap(ReactiveLocking::releaseFailure).doFinally(signal -> call.ended());
             });
         }
         return KotlinReturns.orFlow(definition.method(), Flux.deferContextual(context -> {
             Subscription call = subscription(template, definition, lockName, target, context);
             return Flux.usingWhen(call.hold.acquire(), call::run, call.hold::releaseAfterSuccess,
                     call.hold::releaseAfterFailure, call.hold::releaseAfterCancel)
-                    .doFinally(signal -> call.hold.releaseIfStillHeld());
+                    .onErrorMap(ReactiveLocking::releaseFailure).doFinally(signal -> call.ended());
         }));
+    }
+
+    /** What the release found (a lock lost meanwhile), without the wrapper Reactor puts around a failed cleanup. */
+    private static Throwable releaseFailure(Throwable error) {
+        String message = error.getMessage();
+        return error.getCause() instanceof IllegalMonitorStateException lost && message != null
+                && message.startsWith("Async resource cleanup failed") ? lost : error;
     }
 
     private Subscription subscription(MethodInvocation template, LockDefinition definition, String lockName,
@@ -75,7 +82,8 @@ final class ReactiveLocking {
         LockOwner owner = outer != null ? outer : client.newOwner();
         ReentrantDistributedLock lock = handle(client, definition, lockName, owner);
         ReactiveHold hold = new ReactiveHold(lock, owner, definition, services.observer());
-        CoroutineBody coroutines = KotlinReturns.coroutines(definition.method()) ? new CoroutineBody() : null;
+        CoroutineBody coroutines = KotlinReturns.coroutines(definition.method())
+                ? new CoroutineBody(template.getArguments()) : null;
         if (coroutines != null) {
             hold.releaseAfterCancelWaitsFor(coroutines.stopped());
         }
@@ -106,10 +114,18 @@ final class ReactiveLocking {
             this.coroutines = coroutines;
         }
 
+        /** However the subscription ended: the lock goes back if no release claimed it, the call's job ends. */
+        void ended() {
+            hold.releaseIfStillHeld();
+            if (coroutines != null) {
+                coroutines.finish();
+            }
+        }
+
         /** Once the wait is over: the method's publisher if the lock was taken, else the fallback's. */
         Flux<Object> run(boolean acquired) {
             if (!acquired) {
-                return notAcquired(template, definition, lock, target, hold);
+                return notAcquired(template, definition, lock, target, hold, coroutines);
             }
             Flux<Object> body = body(this);
             return outermost ? failOnLoss(body, owner, definition) : body;
@@ -162,9 +178,9 @@ final class ReactiveLocking {
 
     /** The fallback method's publisher, else the failure handler's, else the error; the method never runs. */
     private Flux<Object> notAcquired(MethodInvocation template, LockDefinition definition,
-            ReentrantDistributedLock lock, Object target, ReactiveHold hold) {
+            ReentrantDistributedLock lock, Object target, ReactiveHold hold, @Nullable CoroutineBody coroutines) {
         LockNotAcquiredException exception = hold.notAcquiredException();
-        return Flux.defer(() -> publisher(null, () -> new LockCall(template, definition, lock, target, services)
+        return Flux.defer(() -> publisher(coroutines, () -> new LockCall(template, definition, lock, target, services)
                 .whenNotAcquired(exception)));
     }
 
@@ -184,6 +200,9 @@ final class ReactiveLocking {
             return flow; // collected in the call's own job, so that a cancel can wait for it
         }
         Publisher<Object> publisher = KotlinReturns.asPublisher(result);
+        if (publisher == null && coroutines != null && coroutines.suspending()) {
+            return Flux.just(result); // a failure handler's value for a suspend function: its result as it is
+        }
         if (publisher == null) {
             return Flux.error(new IllegalStateException("A reactive @DistributedLock method's fallback or "
                     + "LockFailureHandler returned " + result.getClass().getName() + "; return a Mono, Flux or Flow"));

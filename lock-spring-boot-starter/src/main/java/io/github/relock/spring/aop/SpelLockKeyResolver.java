@@ -99,7 +99,15 @@ public class SpelLockKeyResolver extends CachedExpressionEvaluator implements Lo
         }
         throw new IllegalArgumentException("it refers to " + refs + ", which is not an argument of "
                 + method.getName() + " (parameters: " + (names == null ? "none" : Arrays.toString(names))
-                + ", or #p0..#p" + Math.max(0, method.getParameterCount() - 1) + ")");
+                + ", or #p0..#p" + Math.max(0, argumentCount(method) - 1) + ")");
+    }
+
+    /** The caller's arguments: a suspend function's compiled Continuation, last, is none of them. */
+    private static int argumentCount(Method method) {
+        Class<?>[] types = method.getParameterTypes();
+        boolean continuation = types.length > 0
+                && types[types.length - 1].getName().equals("kotlin.coroutines.Continuation");
+        return continuation ? types.length - 1 : types.length;
     }
 
     private static void collectUnknownVariables(SpelNode node, Method method, String @Nullable [] names,
@@ -121,7 +129,7 @@ public class SpelLockKeyResolver extends CachedExpressionEvaluator implements Lo
         }
         var indexed = INDEXED_ARGUMENT.matcher(name);
         if (indexed.matches()) {
-            return Integer.parseInt(indexed.group(1)) < method.getParameterCount();
+            return Integer.parseInt(indexed.group(1)) < argumentCount(method);
         }
         return names != null && Arrays.asList(names).contains(name);
     }
