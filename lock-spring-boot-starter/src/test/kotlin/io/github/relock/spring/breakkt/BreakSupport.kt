@@ -1,6 +1,12 @@
 package io.github.relock.spring.breakkt
 
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.withContext
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext
+import java.util.concurrent.atomic.AtomicInteger
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 
 /** Runs a test in a context and returns nothing, which JUnit needs of a test method. */
@@ -20,4 +26,18 @@ internal fun passThroughAdvisor(order: Int): org.springframework.aop.Advisor {
         org.aopalliance.intercept.MethodInterceptor { it.proceed() })
     advisor.order = order
     return advisor
+}
+
+/** Counted in [inside] until it ends: waits to be cancelled, then cleans up for 400 ms where no cancel reaches. */
+internal suspend fun slowToStop(inside: AtomicInteger, entered: CompletableDeferred<Unit>) {
+    inside.incrementAndGet()
+    try {
+        entered.complete(Unit)
+        delay(60_000)
+    } catch (ex: CancellationException) {
+        withContext(NonCancellable) { delay(400) }
+        throw ex
+    } finally {
+        inside.decrementAndGet()
+    }
 }

@@ -131,18 +131,7 @@ class NestedCancelBreakTest {
             val cleaning = AtomicInteger()
 
             /** The nested work: 400 ms of non-cancellable cleanup after a cancel, part of the root's critical section. */
-            suspend fun work(entered: CompletableDeferred<Unit>) {
-                cleaning.incrementAndGet()
-                try {
-                    entered.complete(Unit)
-                    delay(60_000)
-                } catch (ex: CancellationException) {
-                    withContext(NonCancellable) { delay(400) }
-                    throw ex
-                } finally {
-                    cleaning.decrementAndGet()
-                }
-            }
+            suspend fun work(entered: CompletableDeferred<Unit>) = slowToStop(cleaning, entered)
         }
 
         @DistributedLock(name = "leaf", key = "#id")

@@ -169,18 +169,7 @@ class SuspendAdviceOrderBreakTest {
 
         @PassThrough
         @DistributedLock(name = "order", key = "#id")
-        open suspend fun slowToStop(id: String, entered: CompletableDeferred<Unit>) {
-            inside.incrementAndGet()
-            try {
-                entered.complete(Unit)
-                delay(60_000)
-            } catch (ex: CancellationException) {
-                withContext(NonCancellable) { delay(400) }
-                throw ex
-            } finally {
-                inside.decrementAndGet()
-            }
-        }
+        open suspend fun slowToStop(id: String, entered: CompletableDeferred<Unit>) = slowToStop(inside, entered)
     }
 }
 
