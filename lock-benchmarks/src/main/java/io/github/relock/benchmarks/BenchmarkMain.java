@@ -134,6 +134,16 @@ public final class BenchmarkMain {
                 progress("W7 many callers");
                 new io.github.relock.benchmarks.workloads.ManyCallers(options.callers()).run(context).forEach(report::add);
             }
+            if (options.workloads().contains("scale")) {
+                report.describe("scale: S1 holds 100,000 locks with no lease on one client (heap and Redis memory per "
+                        + "lock, renewal traffic over the watchdog window, locks lost); S3 locks 1,000,000 distinct keys "
+                        + "once each from 16 threads (heap after GC at 100,000 and at 1,000,000)");
+                io.github.relock.benchmarks.workloads.ScaleLoad load = new io.github.relock.benchmarks.workloads.ScaleLoad();
+                for (LockLibrary library : libraries) {
+                    progress(library.id() + " scale");
+                    report.add(load.run(library, context));
+                }
+            }
             if (options.workloads().contains("annotation")) {
                 progress("annotation overhead");
                 io.github.relock.benchmarks.annotation.AnnotationOverhead.run(context, report);
@@ -217,7 +227,7 @@ public final class BenchmarkMain {
                 case "W5" -> workloads.add(new ReadMostly(options.clients(), options.clientThreads()));
                 case "W6" -> workloads.add(Contended.w6(options.clients(), options.clientThreads()));
                 default -> {
-                    // watchdog and annotation have their own tables
+                    // watchdog, W7, scale and annotation have their own tables
                 }
             }
         }

@@ -15,6 +15,7 @@ public final class Report {
     private final List<Result> results = new ArrayList<>();
     private final List<WatchdogResult> watchdog = new ArrayList<>();
     private final List<CallersResult> callers = new ArrayList<>();
+    private final List<ScaleResult> scale = new ArrayList<>();
     private final List<AnnotationResult> annotation = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<LockKindsTable.Skip> skipped = new ArrayList<>();
@@ -37,6 +38,10 @@ public final class Report {
 
     public List<CallersResult> callersResults() {
         return List.copyOf(callers);
+    }
+
+    public void add(ScaleResult result) {
+        scale.add(result);
     }
 
     public void add(WatchdogResult result) {
@@ -106,6 +111,7 @@ public final class Report {
         }
         LockKindsTable.render(results, skipped, out);
         CallersTable.render(callers, out);
+        ScaleTable.render(scale, out);
         if (!watchdog.isEmpty()) {
             out.append("| library | locks held | window s | Redis calls/s | client cmds/s | client cmds/s by command | lost |\n");
             out.append("|---|---:|---:|---:|---:|---|---:|\n");
