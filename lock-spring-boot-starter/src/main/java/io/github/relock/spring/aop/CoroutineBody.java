@@ -2,6 +2,8 @@ package io.github.relock.spring.aop;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.CoroutinesUtils;
@@ -36,8 +38,14 @@ import reactor.util.context.Context;
  */
 final class CoroutineBody {
 
+    private static final int NOT_STARTED = 0;
+    private static final int COLLECTING = 1;
+    private static final int ENDED = 2;
+
     private final CompletableJob job;
     private final @Nullable CoroutineContext caller;
+    private final AtomicInteger flowState = new AtomicInteger(NOT_STARTED);
+    private volatile @Nullable CompletableJob collecting; // a Flow's collection, once its Flux is built
 
     /**
      * {@code arguments} of a suspend function end with the caller's Continuation: the body then runs in the
@@ -93,20 +101,25 @@ final class CoroutineBody {
         throw (T) error; // what the suspend function threw reaches the coroutine as it is, checked or not
     }
 
-    /** {@code result} as a Flux if it is a Flow, counted as a child of this call's job while collected; else null. */
+    /**
+     * {@code result} as a Flux if it is a Flow, else null. Its collection counts as a child of this call's job
+     * from the moment it is built; a collection that had not started when the call ended never starts, so a
+     * release cannot slip in between a cancel and the first line of the Flow's body.
+     */
     @Nullable Flux<Object> ifFlow(Object result) {
         if (!(result instanceof Flow<?> flow)) {
             return null;
         }
-        CompletableJob[] collecting = new CompletableJob[1];
+        collecting = JobKt.Job(job);
         @SuppressWarnings("unchecked")
         Flow<Object> tracked = FlowKt.onCompletion(FlowKt.onStart((Flow<Object>) flow, (collector, continuation) -> {
-            collecting[0] = JobKt.Job(job);
+            if (!flowState.compareAndSet(NOT_STARTED, COLLECTING)) {
+                throw new CancellationException("The locked call ended before its Flow was collected");
+            }
             return Unit.INSTANCE;
         }), (collector, cause, continuation) -> {
-            if (collecting[0] != null) {
-                collecting[0].complete();
-            }
+            flowState.set(ENDED);
+            collecting.complete();
             return Unit.INSTANCE;
         });
         return ReactorFlowKt.asFlux(tracked);
@@ -114,12 +127,21 @@ final class CoroutineBody {
 
     /** The call is over (however it ended): its job completes once its coroutines have, and frees the caller's. */
     void finish() {
+        endUnstartedFlow();
         job.complete();
+    }
+
+    private void endUnstartedFlow() {
+        CompletableJob flowJob = collecting;
+        if (flowJob != null && flowState.compareAndSet(NOT_STARTED, ENDED)) {
+            flowJob.complete();
+        }
     }
 
     /** Completes once every coroutine of the call has finished, its {@code finally} blocks included. */
     Mono<Void> stopped() {
         return Mono.create(sink -> {
+            endUnstartedFlow();
             job.complete();
             job.invokeOnCompletion(cause -> {
                 sink.success();

@@ -65,6 +65,8 @@ class CoroutineHammerBreakTest {
     fun `randomly cancelled suspend calls and Flow collections on two clients never overlap and leave nothing`() =
         runner.test { first ->
             runner.test { second ->
+              // -Drelock.hammer.rounds=N repeats it, to hunt a rare race
+              repeat(Integer.getInteger("relock.hammer.rounds", 1)) {
                 val seed = System.nanoTime()
                 val random = Random(seed)
                 val calls = AtomicLong()
@@ -112,6 +114,7 @@ class CoroutineHammerBreakTest {
                     assertThat(redis.commands().keys("*")).`as`("keys left in Redis (fencing marks are kept by design)")
                         .allMatch { !it.contains("{hammer:") || it.endsWith(":fence") }
                 }
+              }
             }
         }
 
