@@ -42,7 +42,7 @@ final class RedisDriverCheck {
         if (isA(factory.getClass(), LETTUCE_PACKAGE)) {
             return; // Lettuce's own factory: its connections are Lettuce's
         }
-        if (isJedis(connection.getClass()) || !isLettuce(connection.getNativeConnection())) {
+        if (!isLettuceInside(connection)) {
             throw refused(factory.getClass().getName() + " (whose connections are "
                     + connection.getNativeConnection().getClass().getName() + ")", true);
         }
@@ -54,9 +54,13 @@ final class RedisDriverCheck {
      * @throws UnsupportedRedisDriverException if it is not; the connection is left open for the caller to close
      */
     static void requireLettuce(RedisConnection connection) {
-        if (isJedis(connection.getClass()) || !isLettuce(connection.getNativeConnection())) {
+        if (!isLettuceInside(connection)) {
             throw refused(connection.getClass().getName(), true);
         }
+    }
+
+    private static boolean isLettuceInside(RedisConnection connection) {
+        return !isJedis(connection.getClass()) && isLettuce(connection.getNativeConnection());
     }
 
     /** Whether {@code type} or one of its superclasses is a spring-data-redis Jedis class. */
@@ -75,10 +79,8 @@ final class RedisDriverCheck {
 
     /** Whether a connection's native connection is Lettuce's (class names only: Lettuce may be absent). */
     static boolean isLettuce(Object nativeConnection) {
-        for (Class<?> current = nativeConnection.getClass(); current != null; current = current.getSuperclass()) {
-            if (current.getName().startsWith("io.lettuce.")) {
-                return true;
-            }
+        if (isA(nativeConnection.getClass(), "io.lettuce.")) {
+            return true;
         }
         for (Class<?> type : nativeConnection.getClass().getInterfaces()) {
             if (type.getName().startsWith("io.lettuce.")) {
