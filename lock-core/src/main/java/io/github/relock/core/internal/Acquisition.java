@@ -37,8 +37,33 @@ final class Acquisition {
         return context.turns().take(keys, holder, () -> attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos));
     }
 
+    /**
+     * Re-enters the caller's live hold in this client alone, if a round trip would change nothing in Redis
+     * (see {@link Hold#coversReentry}).
+     *
+     * @return whether it did; if not, {@link #attempt} decides
+     */
+    boolean reenterLocally(Holder holder, long leaseMillis, boolean watchdog) {
+        context.openCheck().run();
+        return context.turns().take(keys, holder, () -> reenteredLocally(context.holds().get(keys, holder.id()),
+                leaseMillis, watchdog) != null);
+    }
+
+    private @Nullable AcquireReply reenteredLocally(@Nullable Hold hold, long leaseMillis, boolean watchdog) {
+        if (hold == null || !hold.coversReentry(System.nanoTime(), leaseMillis, watchdog,
+                context.commands().awaitsReplicas())) {
+            return null;
+        }
+        hold.count(hold.count() + 1);
+        return new AcquireReply(hold.count(), hold.fencingToken());
+    }
+
     private AcquireReply attemptInTurn(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
         Hold hold = context.holds().get(keys, holder.id());
+        AcquireReply local = reenteredLocally(hold, leaseMillis, watchdog);
+        if (local != null) {
+            return local;
+        }
         if (hold != null && hold.lost() && !hold.lossSeen()) {
             context.holds().remove(hold); // told once; the next call starts afresh
             throw lostOnReentry(holder);
@@ -48,7 +73,7 @@ final class Acquisition {
             context.holds().remove(hold);
             hold = null;
         }
-        int before = hold == null ? 0 : hold.count();
+        int before = hold == null ? 0 : hold.stored(); // what Redis counts: levels re-entered locally are not sent
         long sent = System.nanoTime();
         // a fixed lease beyond what the hold has left: with minReplicas, replicas must see it too
         boolean lengthens = hold != null && !watchdog
@@ -118,7 +143,8 @@ final class Acquisition {
             context.holds().put(acquired);
             return;
         }
-        hold.count((int) reply.holds());
+        hold.stored((int) reply.holds());
+        hold.count(hold.count() + 1);
         // the longest lease asked for wins: the script lengthened the lease, never shortened it
         hold.leaseRenewed(sent, leaseMillis);
         if (context.commands().awaitsReplicas() && !watchdog) {

@@ -21,7 +21,10 @@ public final class Hold {
     private final long fencingToken;
     private volatile boolean watchdog;
     private final Instant acquiredAt;
+    /** The nesting depth: levels Redis counts ({@link #stored}) and levels re-entered in this client alone. */
     private volatile int count;
+    /** How many levels Redis counts for this hold; never more than {@link #count}. */
+    private volatile int stored;
     private volatile long leaseExpiresAtMillis;
     /** Until when (System.nanoTime) Redis is known to keep this hold: the last confirmed lease, from its sending. */
     private volatile long confirmedUntilNanos;
@@ -53,6 +56,7 @@ public final class Hold {
         this.watchdog = watchdog;
         this.acquiredAt = Instant.now();
         this.count = count;
+        this.stored = count;
         this.confirmedUntilNanos = sentNanos;
         leaseRenewed(sentNanos, leaseMillis);
     }
@@ -113,6 +117,28 @@ public final class Hold {
 
     void count(int count) {
         this.count = count;
+    }
+
+    int stored() {
+        return stored;
+    }
+
+    void stored(int stored) {
+        this.stored = stored;
+    }
+
+    /**
+     * Whether a re-entry may be counted in this client alone, with no round trip: the hold is not known lost
+     * or overdue, and Redis (and, with minReplicas, its replicas) is known to keep it at least as long as the
+     * re-entry asks; a watchdog re-entry needs a hold the watchdog already renews.
+     */
+    boolean coversReentry(long nowNanos, long leaseMillis, boolean watchdogAsked, boolean replicas) {
+        if (lost || overdue(nowNanos) || (watchdogAsked && !watchdog)) {
+            return false;
+        }
+        long until = watchdogAsked ? nowNanos : nowNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        return confirmedUntilNanos - until > 0 && (!replicas || acknowledgedUntilNanos == Long.MAX_VALUE
+                || acknowledgedUntilNanos - until > 0);
     }
 
     public Instant leaseExpiresAt() {

@@ -58,12 +58,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public void lock() {
-        acquireUninterruptibly(context.watchdogLeaseMillis(), true);
+        acquireUninterruptibly(Long.MAX_VALUE, context.watchdogLeaseMillis(), true);
     }
 
     @Override
     public void lock(long leaseTime, TimeUnit unit) {
-        acquireUninterruptibly(Arguments.leaseMillis(leaseTime, unit), false);
+        acquireUninterruptibly(Long.MAX_VALUE, Arguments.leaseMillis(leaseTime, unit), false);
     }
 
     @Override
@@ -73,11 +73,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public boolean tryLock() {
-        context.openCheck().run();
-        Holder holder = holder();
-        checkKind();
-        return new Acquisition(keys, context, false).attempt(holder, context.watchdogLeaseMillis(), true, maxHoldNanos)
-                .acquired();
+        return acquireUninterruptibly(0, context.watchdogLeaseMillis(), true);
     }
 
     @Override
@@ -87,13 +83,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        long waitNanos = Arguments.waitNanos(waitTime, unit);
-        return acquire(waitNanos, Arguments.leaseMillis(leaseTime, unit), false, true);
+        return acquire(Arguments.waitNanos(waitTime, unit), Arguments.leaseMillis(leaseTime, unit), false, true);
     }
 
-    private void acquireUninterruptibly(long leaseMillis, boolean watchdog) {
+    private boolean acquireUninterruptibly(long waitNanos, long leaseMillis, boolean watchdog) {
         try {
-            acquire(Long.MAX_VALUE, leaseMillis, watchdog, false);
+            return acquire(waitNanos, leaseMillis, watchdog, false);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible wait cannot be interrupted", ex);
@@ -103,10 +98,14 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     private boolean acquire(long waitNanos, long leaseMillis, boolean watchdog, boolean interruptible)
             throws InterruptedException {
         Holder holder = holder();
-        LockKind kind = keys.kind();
         checkKind();
         Acquisition acquisition = new Acquisition(keys, context, waitNanos > 0);
-        ReleaseWaiter.Candidate candidate = !kind.handsOff() ? null
+        // an interrupted caller goes on to the wait, which reports the interrupt as it always did
+        if (!(interruptible && Thread.currentThread().isInterrupted())
+                && acquisition.reenterLocally(holder, leaseMillis, watchdog)) {
+            return true; // nothing to wait for: the caller holds it already
+        }
+        ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
         boolean acquired = false;
         acquisition.started(holder);
@@ -181,13 +180,14 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             return 0;
         }
         int count = hold.lost() ? 0 : query(() -> keys.kind().holdCount(context.commands(), keys, owner));
-        if (count == 0) {
-            if (hold.markLost()) {
-                context.lossReporter().accept(hold); // found by asking Redis: told to the listeners once, too
-            }
-            hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
+        if (count > 0) {
+            return hold.count(); // Redis counts only the levels that were sent: the rest were re-entered locally
         }
-        return count;
+        if (hold.markLost()) {
+            context.lossReporter().accept(hold); // found by asking Redis: told to the listeners once, too
+        }
+        hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
+        return 0;
     }
 
     @Override

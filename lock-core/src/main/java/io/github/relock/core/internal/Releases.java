@@ -69,7 +69,12 @@ final class Releases {
      * @return false if Redis no longer had this hold: it is then reported lost
      */
     boolean unlock(Hold hold) {
-        int before = hold.count();
+        int depth = hold.count();
+        if (depth > hold.stored()) {
+            hold.count(depth - 1); // a level re-entered locally: Redis never counted it
+            return true;
+        }
+        int before = hold.stored();
         if (before == 1) {
             context.holds().remove(hold); // stops renewal before the release (or the hand-off) runs
             HandOff.Outcome handedOn = keys.kind().handsOff() ? new HandOff(keys, context, this).handOn(hold)
@@ -84,7 +89,8 @@ final class Releases {
         }
         catch (LockOperationException ex) {
             // the level of nesting ends all the same: the last release frees the hold whatever count is left
-            hold.count(before - 1);
+            hold.stored(before - 1);
+            hold.count(depth - 1);
             throw ex;
         }
         if (left < 0) {
@@ -95,7 +101,8 @@ final class Releases {
             return false;
         }
         if (left > 0) {
-            hold.count((int) left);
+            hold.stored((int) left);
+            hold.count(depth - 1);
         }
         return true;
     }
