@@ -1,11 +1,13 @@
 package io.github.relock.benchmarks.report;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Everything one run found, rendered as Markdown. */
 public final class Report {
@@ -141,7 +143,7 @@ public final class Report {
         }
         List<String> targets = targets();
         if (!targets.isEmpty()) {
-            out.append("| target (issue 6; W5, W6: issue 11) | figure in this run | verdict |\n|---|---|---|\n");
+            out.append("| target (issue 6; W5, W6: issue 11; W4: issue 13) | figure in this run | verdict |\n|---|---|---|\n");
             targets.forEach(t -> out.append(t).append('\n'));
             out.append('\n');
         }
@@ -186,6 +188,15 @@ public final class Report {
             }
         });
         overlaps(relockId, "W3").ifPresent(rows::add);
+        find(relockId, "W4").ifPresent(relock -> {
+            find("raw", "W4").ifPresent(raw -> rows.add(throughputTarget("W4 (issue 13): relock ≥ 2.5× RAW", relock,
+                    raw, 2.5)));
+            // the faster of Spring Integration's two lock registries
+            Stream.of("si-spin", "si-pubsub").map(si -> find(si, "W4")).flatMap(Optional::stream)
+                    .max(Comparator.comparingDouble(Result::opsPerSecond))
+                    .ifPresent(si -> rows.add(throughputTarget("W4 (issue 13): relock ≥ 1.5× Spring Integration ("
+                            + si.library() + ")", relock, si, 1.5)));
+        });
         find(relockId, "W5").ifPresent(relock -> find("redisson", "W5").ifPresent(r -> {
             rows.add(throughputTarget("W5: relock ≥ 2× Redisson ops/s", relock, r, 2.0));
             double a = writerMax(relock);
