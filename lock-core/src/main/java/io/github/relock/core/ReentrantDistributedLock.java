@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Ownership belongs to the thread that acquired the lock, or to the explicit {@link LockOwner} the
  * handle was created for ({@link RedisLockClient#getLock(String, LockOwner)}). The owner may re-enter
- * any number of times and must release once per acquisition.
+ * any number of times and must release once per acquisition. Re-entry is counted in the client: only the
+ * first acquisition and the last release talk to Redis, and a re-entry only when it asks for a longer
+ * lease than the hold has left.
  *
  * <p>Leases: an acquisition without a lease is kept alive by the client's watchdog until it is
  * released; one with a lease ends when the lease runs out, whether or not the owner released it.
@@ -27,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <li>A lock can be <em>lost</em> while held: its lease ran out (a fixed lease, or a watchdog that could
  * not reach Redis in time), it was {@linkplain #forceUnlock() force-unlocked}, or Redis lost its data.
  * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (an
- * {@link IllegalMonitorStateException}), and so does a re-entry; {@link #isLost()} says so without asking
+ * {@link IllegalMonitorStateException}), and so does a re-entry once the client knows of the loss (a
+ * nested acquisition before that is counted in the client, and the loss is reported by the release
+ * that goes to Redis); {@link #isLost()} says so without asking
  * Redis, and {@link LockLostListener}s hear of locks the watchdog finds gone. Once the owner has seen
  * the loss ({@link #isHeldByCurrentThread()} or {@link #getHoldCount()} answered false or 0), its next
  * acquisition is a new hold; so is one after a fixed lease it let run out. The idiom
@@ -216,7 +220,10 @@ public interface ReentrantDistributedLock extends Lock {
      */
     boolean isLost();
 
-    /** How many times this handle's owner holds the lock, according to Redis (0 if not at all). */
+    /**
+     * How many times this handle's owner holds the lock: the nesting depth, once Redis has confirmed that
+     * the hold lives (0 if it does not, or if there is no hold). One round trip when there is a hold.
+     */
     int getHoldCount();
 
     /** Time left on the lock's lease, whoever holds it; {@link Duration#ZERO} if the lock is free. */

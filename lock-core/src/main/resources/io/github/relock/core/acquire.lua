@@ -9,18 +9,23 @@
 -- {0, pttl} held by another owner, {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
 -- (fence.lua, prepended, reads the counter)
 local expected = tonumber(ARGV[3])
-local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
-local current, floor, released = read_fence(KEYS[2])
-
 local lease = tonumber(ARGV[2])
+-- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
+local pttl = redis.call('pttl', KEYS[1])
+local holds = 0
+if pttl ~= -2 then
+  holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+end
+-- by its owner's hand, not by expiry; see the replay case below
+local replaced = false
 if expected == 0 and holds > 0 then
   -- the caller knows of no hold, so this one is its own: a replayed first acquisition, or one the client
   -- lost track of (a release that never reached Redis, an acquisition that timed out but ran). Owner ids
   -- are unique per client instance, so no other process can match. Either way: a new hold, a new token
   redis.call('hdel', KEYS[1], ARGV[1])
   holds = 0
-  -- what it replaces ended by its owner's hand, not by expiry: a retried release of earlier holds stays clean
-  released = '1'
+  replaced = true
+  pttl = redis.call('pttl', KEYS[1]) -- the hash went with its only field
 end
 if holds < expected then
   return {-1, 0}  -- the caller's hold is gone (expired or force-unlocked)
@@ -30,16 +35,15 @@ if expected > 0 then
   -- re-entry never counts twice, and counts that failed releases left behind go
   redis.call('hset', KEYS[1], ARGV[1], expected + 1)
   -- re-entry may lengthen the lease, never shorten what an outer hold asked for
-  if redis.call('pttl', KEYS[1]) < lease then
+  if pttl < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
-  return {expected + 1, tonumber(current) or 0}
+  return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0}
 end
 
 local fair = KEYS[3] ~= nil
 local keep = tonumber(ARGV[5] or 0)
-if redis.call('exists', KEYS[1]) == 1 then
-  local pttl = redis.call('pttl', KEYS[1])
+if pttl ~= -2 then
   if fair and keep > 0 then
     line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
     return {0, math.min(pttl, math.floor(keep / 3))} -- back before its place lapses
@@ -61,6 +65,11 @@ if fair then
   end
 end
 
+-- read only when a token is issued: a busy reply needs no counter
+local current, floor, released = read_fence(KEYS[2])
+if replaced then
+  released = '1' -- what the replay replaces ended by its owner's hand: a retried release of it stays clean
+end
 local last = tonumber(current) or 0
 -- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4])
 local now = redis.call('time')

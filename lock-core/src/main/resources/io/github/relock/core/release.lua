@@ -21,20 +21,23 @@ end
 if released == '1' then
   return expected == 1 and 0 or -1 -- a retried last release that already ran
 end
-local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
--- a retried release that already ran: never decrement twice
-if holds == expected - 1 and holds > 0 then
-  return holds
-end
-if holds < expected then
-  return -1
-end
--- the count becomes what the caller believes, also when a release that failed left one more behind
 if expected > 1 then
+  local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+  -- a retried release that already ran: never decrement twice
+  if holds == expected - 1 then
+    return holds
+  end
+  if holds < expected then
+    return -1
+  end
+  -- the count becomes what the caller believes, also when a release that failed left one more behind
   redis.call('hset', KEYS[1], ARGV[1], expected - 1)
   return expected - 1
 end
-redis.call('del', KEYS[1])
+-- the last hold: one owner at a time, so its field is the hash's only one and taking it frees the lock
+if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+  return -1
+end
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
 if KEYS[3] then
   -- a fair lock tells its next waiter by name: only that one may take it
