@@ -102,7 +102,8 @@ final class Releases {
         }
         if (left > 0) {
             hold.stored((int) left);
-            hold.count(depth - 1);
+            // the levels Redis gave back come off the depth: never a level fewer than Redis still counts
+            hold.count(Math.max((int) left, depth - (before - (int) left)));
         }
         return true;
     }

@@ -53,14 +53,14 @@ public final class BrokenScripts {
     public static Swap apply(String breakage) {
         return switch (breakage) {
             case ACQUIRE_NO_OWNER_CHECK -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
-                    "if redis.call('exists', KEYS[1]) == 1 then\n",
-                    "if false then -- BROKEN: no check that someone else holds the lock\n"));
+                    "if pttl ~= -2 then\n  if fair and keep > 0 then\n",
+                    "if false then -- BROKEN: no check that someone else holds the lock\n  if fair and keep > 0 then\n"));
             case ACQUIRE_CONSTANT_TOKEN -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
                     "local token = math.max(",
                     "local token = 1 or math.max(")); // BROKEN: every holder gets token 1
             case RELEASE_NO_COUNT_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     """
-                    local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+                    if expected > 1 then
                     """,
                     """
                     -- BROKEN: decrement whatever is there, no comparison with the count the caller had
@@ -70,7 +70,7 @@ public final class BrokenScripts {
                     redis.call('del', KEYS[1])
                     redis.call('publish', ARGV[4], ARGV[1])
                     do return 0 end
-                    local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+                    if expected > 1 then
                     """));
             case RELEASE_NO_DECREMENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     "local expected = tonumber(ARGV[3])\n",
