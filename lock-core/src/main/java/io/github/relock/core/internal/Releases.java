@@ -52,6 +52,14 @@ final class Releases {
             context.holds().remove(hold);
             throw lost(holder);
         }
+        if (hold.count() > hold.stored() && hold.fixedLeaseEnded()) {
+            // a level counted in the client, on a lease the local clock saw end: the loss is known, as isLost() says
+            context.holds().remove(hold);
+            if (hold.markLost()) {
+                context.lossReporter().accept(hold);
+            }
+            throw lost(holder);
+        }
         if (!unlock(hold)) {
             throw lost(holder);
         }
