@@ -148,10 +148,14 @@ final class AsyncAcquire<T> {
         end(true);
         if (!result.complete(request.granted())) {
             // cancelled while the lock was being taken: nobody will release it, so give it back now
-            Hold hold = context.holds().get(keys, request.holder().id());
-            if (hold != null && !hold.lost()) {
-                new Releases(keys, context).unlock(hold);
-            }
+            // in the owner's turn: its other calls count levels of the same hold
+            context.turns().take(keys, request.holder(), () -> {
+                Hold hold = context.holds().get(keys, request.holder().id());
+                if (hold != null && !hold.lost()) {
+                    new Releases(keys, context).unlock(hold);
+                }
+                return null;
+            });
         }
     }
 
