@@ -79,10 +79,13 @@ final class WaiterQueue {
         waiters.forEach(ReleaseWaiter::wakeForShutdown);
     }
 
-    /** A waiter asleep on this lock, reserved for a hand-off, or null; none resets the hand-off streak. */
-    @Nullable ReleaseWaiter reserveSleeper() {
+    /**
+     * A waiter asleep on this lock for another owner than {@code releasingOwner}, reserved for a hand-off,
+     * or null; none resets the hand-off streak.
+     */
+    @Nullable ReleaseWaiter reserveSleeper(String releasingOwner) {
         for (ReleaseWaiter waiter : waiters) {
-            if (waiter.offer()) {
+            if (waiter.offer(releasingOwner)) {
                 return waiter;
             }
         }
