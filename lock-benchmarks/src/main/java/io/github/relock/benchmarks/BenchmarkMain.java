@@ -144,6 +144,17 @@ public final class BenchmarkMain {
                     report.add(load.run(library, context));
                 }
             }
+            if (options.workloads().contains("scale") || options.workloads().contains("S2")) {
+                report.describe("S2: " + options.s2Waiters() + " asynchronous waiters on " + options.s2Keys()
+                        + " keys over " + options.s2Clients() + " clients, all calling at once with a 30 s wait and a "
+                        + "10 s lease; each holds its key 5 ms, releases it and is done");
+                io.github.relock.benchmarks.workloads.ManyWaiters load = new io.github.relock.benchmarks.workloads.ManyWaiters(
+                        options.s2Waiters(), options.s2Keys(), options.s2Clients());
+                for (LockLibrary library : libraries) {
+                    progress(library.id() + " S2 many waiters");
+                    report.add(load.run(library, context));
+                }
+            }
             if (options.workloads().contains("annotation")) {
                 progress("annotation overhead");
                 io.github.relock.benchmarks.annotation.AnnotationOverhead.run(context, report);

@@ -32,25 +32,35 @@ import org.jspecify.annotations.Nullable;
  * @param watchdogTimeout  the watchdog timeout given to every library in that workload
  * @param annotationDuration time for the annotation overhead comparison, warm-up not included
  * @param callers          W7 concurrent callers (on 100 keys)
+ * @param s2Waiters        S2 asynchronous waiters, each taking its key once and holding it 5 ms
+ * @param s2Keys           S2 keys the waiters are spread over (at most {@code s2Waiters})
+ * @param s2Clients        S2 independent clients the waiters are spread over, so releases reach other clients
  * @param candidate        another build of lock-core (classes directory or jar) to run as library
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here, and its charts beside it
+ *
+ * <p>Workload {@code scale} (not run by default) runs S1, S2 and S3 of issue 13; {@code S2} alone runs only
+ * S2, the many-waiters run (well under 2 minutes per library), e.g. {@code --libs=relock,redisson --workloads=S2}.
  */
 public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
-        Duration watchdogTimeout, Duration annotationDuration, int callers, @Nullable Path candidate, @Nullable Path out) {
+        Duration watchdogTimeout, Duration annotationDuration, int callers, int s2Waiters, int s2Keys, int s2Clients, @Nullable Path candidate,
+        @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "annotation");
-    /** Also known, not run by default: {@code scale} (S1, S3 of issue 13; about 5 minutes for two libraries). */
+    /**
+     * Also known, not run by default: {@code scale} (S1, S2, S3 of issue 13; about 6 minutes for two libraries) and
+     * {@code S2} (only the many-waiters part of it).
+     */
     public static final List<String> KNOWN_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
-            "annotation", "scale");
+            "annotation", "scale", "S2");
 
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
                 16, 4, 4, ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3),
-                Duration.ofSeconds(12), 10_000, null, null);
+                Duration.ofSeconds(12), 10_000, 10_000, 1_000, 4, null, null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -83,10 +93,17 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                 duration(flags.remove("watchdog-timeout"), d.watchdogTimeout),
                 duration(flags.remove("annotation-duration"), d.annotationDuration),
                 positive("callers", flags.remove("callers"), d.callers),
+                positive("s2-waiters", flags.remove("s2-waiters"), d.s2Waiters),
+                positive("s2-keys", flags.remove("s2-keys"), d.s2Keys),
+                positive("s2-clients", flags.remove("s2-clients"), d.s2Clients),
                 flags.containsKey("candidate") ? Path.of(flags.remove("candidate")) : null,
                 flags.containsKey("out") ? Path.of(flags.remove("out")) : null);
         if (!flags.isEmpty()) {
             throw new IllegalArgumentException("unknown flag(s): " + flags.keySet() + "\n" + usage());
+        }
+        if (options.s2Keys > options.s2Waiters) {
+            throw new IllegalArgumentException("--s2-keys (" + options.s2Keys + ") must not exceed --s2-waiters ("
+                    + options.s2Waiters + ")");
         }
         return options;
     }
@@ -94,8 +111,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     /** The same settings with other run times: for unrecorded warm-up runs. */
     public Options withRunTimes(Duration newWarmup, Duration newDuration, Duration newCountDuration) {
         return new Options(newDuration, newWarmup, jvmWarmup, rounds, newCountDuration, threads, clients, clientThreads,
-                libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, callers, candidate,
-                out);
+                libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, callers,
+                s2Waiters, s2Keys, s2Clients, candidate, out);
     }
 
     public static String usage() {
@@ -114,12 +131,16 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --libs=relock,redisson,si-spin,si-pubsub,raw
                   --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,annotation
                                            (also known, not run by default: scale, S1 100,000 held
-                                           locks and S3 1,000,000 keys, about 5 min for two libraries)
+                                           locks, S2 many waiters and S3 1,000,000 keys, about 6 min
+                                           for two libraries; S2, only the many-waiters part)
                   --watchdog-locks=1000    locks held in the watchdog workload
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library
                   --annotation-duration=12s  time for the annotation comparison (plus up to 2 s warm-up)
                   --callers=10000          W7 concurrent callers, on 100 keys, each holding 1 ms
+                  --s2-waiters=10000       S2 asynchronous waiters, each taking its key once for 5 ms ...
+                  --s2-keys=1000           ... spread over this many keys ...
+                  --s2-clients=4           ... and this many clients (libraries with an async API only)
                   --candidate=PATH         also run lock-core from PATH (target/classes or jar) as
                                            relock-candidate, to measure a change against relock
                   --out=FILE               also write the report to FILE, and beside it the charts

@@ -1,6 +1,7 @@
 package io.github.relock.benchmarks.libraries;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
@@ -48,6 +49,11 @@ public interface LockLibrary {
         return id() + " has no read-write or fair lock";
     }
 
+    /** Whether its clients take locks without blocking a thread ({@link LockClient#asyncLock}); S2 skips a library that does not. */
+    default boolean hasAsyncLocks() {
+        return false;
+    }
+
     /** A client of one library: thread-safe, hands out lock handles. */
     interface LockClient extends AutoCloseable {
 
@@ -67,6 +73,15 @@ public interface LockLibrary {
         /** The first-come, first-served lock {@code name}. */
         default BenchLock fairLock(String name) {
             throw unsupported("fair");
+        }
+
+        /**
+         * A handle on the lock {@code name} for a new owner of its own, whose calls complete without blocking a
+         * thread; only if the library {@link LockLibrary#hasAsyncLocks()}.
+         */
+        default AsyncLock asyncLock(String name) {
+            throw new UnsupportedOperationException("this library has no asynchronous lock: S2 runs only libraries "
+                    + "whose hasAsyncLocks() is true");
         }
 
         @Override
@@ -100,5 +115,15 @@ public interface LockLibrary {
                 }
             };
         }
+    }
+
+    /** One owner's non-blocking calls on one lock: each handle is a distinct holder. */
+    interface AsyncLock {
+
+        /** Completes with true once held, with false if {@code wait} passed first; the hold ends after {@code lease}. */
+        CompletionStage<Boolean> tryLock(Duration wait, Duration lease);
+
+        /** Gives the hold back. */
+        CompletionStage<Void> unlock();
     }
 }

@@ -1,7 +1,9 @@
 package io.github.relock.benchmarks.libraries;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
@@ -35,6 +37,11 @@ public final class RedissonLibrary implements LockLibrary {
     }
 
     @Override
+    public boolean hasAsyncLocks() {
+        return true;
+    }
+
+    @Override
     public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
         Config config = new Config();
         // Redisson pings every pooled connection every 30 s by default; that traffic has nothing to do with
@@ -44,6 +51,7 @@ public final class RedissonLibrary implements LockLibrary {
             config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
         }
         RedissonClient redisson = Redisson.create(config);
+        AtomicLong owners = new AtomicLong(); // Redisson's asynchronous calls name their owner by a number
         return new LockClient() {
             @Override
             public BenchLock lock(String name) {
@@ -64,6 +72,23 @@ public final class RedissonLibrary implements LockLibrary {
             @Override
             public BenchLock fairLock(String name) {
                 return BenchLock.of(redisson.getFairLock("bench:redisson:" + name));
+            }
+
+            @Override
+            public AsyncLock asyncLock(String name) {
+                RLock lock = redisson.getLock("bench:redisson:" + name);
+                long owner = owners.incrementAndGet();
+                return new AsyncLock() {
+                    @Override
+                    public CompletionStage<Boolean> tryLock(Duration wait, Duration lease) {
+                        return lock.tryLockAsync(wait.toMillis(), lease.toMillis(), TimeUnit.MILLISECONDS, owner);
+                    }
+
+                    @Override
+                    public CompletionStage<Void> unlock() {
+                        return lock.unlockAsync(owner);
+                    }
+                };
             }
 
             @Override

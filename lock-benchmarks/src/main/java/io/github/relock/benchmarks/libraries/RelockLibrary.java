@@ -1,11 +1,13 @@
 package io.github.relock.benchmarks.libraries;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 
@@ -31,6 +33,11 @@ public final class RelockLibrary implements LockLibrary {
 
     @Override
     public boolean hasLockKinds() {
+        return true;
+    }
+
+    @Override
+    public boolean hasAsyncLocks() {
         return true;
     }
 
@@ -62,6 +69,23 @@ public final class RelockLibrary implements LockLibrary {
             @Override
             public BenchLock fairLock(String name) {
                 return BenchLock.of(client.getFairLock(name));
+            }
+
+            @Override
+            public AsyncLock asyncLock(String name) {
+                ReentrantDistributedLock lock = client.getLock(name);
+                LockOwner owner = client.newOwner();
+                return new AsyncLock() {
+                    @Override
+                    public CompletionStage<Boolean> tryLock(Duration wait, Duration lease) {
+                        return lock.tryLockAsync(wait, lease, owner);
+                    }
+
+                    @Override
+                    public CompletionStage<Void> unlock() {
+                        return lock.unlockAsync(owner);
+                    }
+                };
             }
 
             @Override

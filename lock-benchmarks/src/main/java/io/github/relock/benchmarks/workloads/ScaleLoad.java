@@ -16,7 +16,8 @@ import io.github.relock.benchmarks.report.ScaleResult;
  * The {@code scale} group (not run by default, about 5 minutes for relock and Redisson): S1 holds
  * {@value #HELD} watchdog locks on one client and measures what each costs in the JVM and in Redis and what
  * renewing them costs; S3 locks {@value #CHURN} distinct keys once each from 16 threads and compares the heap
- * at a tenth of them with the heap at the end, so a cache that grows with the keys shows.
+ * at a tenth of them with the heap at the end, so a cache that grows with the keys shows. S2, the group's third
+ * part, is {@link ManyWaiters}.
  */
 public final class ScaleLoad {
 
