@@ -12,6 +12,7 @@ import java.util.Map;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 import io.github.relock.benchmarks.libraries.CandidateRelockLibrary;
+import io.github.relock.benchmarks.libraries.LeanLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.RawLibrary;
 import io.github.relock.benchmarks.libraries.RedisTarget;
@@ -207,6 +208,7 @@ public final class BenchmarkMain {
                 case "si-pubsub" -> new SpringIntegrationLibrary(RedisLockType.PUB_SUB_LOCK,
                         environment.pinned("spring-integration"));
                 case "raw" -> new RawLibrary(Environment.mavenVersion("io.lettuce", "lettuce-core"));
+                case "lean" -> new LeanLibrary(Environment.mavenVersion("io.lettuce", "lettuce-core"));
                 default -> throw new IllegalArgumentException("unknown library " + id);
             });
             if (id.equals("relock") && options.candidate() != null) {

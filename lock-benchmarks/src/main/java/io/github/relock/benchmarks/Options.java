@@ -40,7 +40,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
         Duration watchdogTimeout, Duration annotationDuration, int callers, @Nullable Path candidate, @Nullable Path out) {
 
-    public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
+    public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw",
+            "lean");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "annotation");
     /** Also known, not run by default: {@code scale} (S1, S3 of issue 13; about 5 minutes for two libraries). */
@@ -111,7 +112,9 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --client-threads=4       ... and threads per client, all on one key
                                            (W5: read-write lock, 90% reads; W6: fair lock; both
                                            run only relock and redisson, the others have neither)
-                  --libs=relock,redisson,si-spin,si-pubsub,raw
+                  --libs=relock,redisson,si-spin,si-pubsub,raw,lean
+                                           (raw: relock's own scripts with nothing around them;
+                                           lean: the leanest owner-checked reentrant scripts)
                   --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,annotation
                                            (also known, not run by default: scale, S1 100,000 held
                                            locks and S3 1,000,000 keys, about 5 min for two libraries)
