@@ -116,6 +116,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                                            (raw: relock's own scripts with nothing around them;
                                            lean: the leanest owner-checked reentrant scripts)
                   --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,annotation
+                                           (W2 also counts the keys and bytes each library leaves
+                                           in Redis per lock name after release)
                                            (also known, not run by default: scale, S1 100,000 held
                                            locks and S3 1,000,000 keys, about 5 min for two libraries)
                   --watchdog-locks=1000    locks held in the watchdog workload

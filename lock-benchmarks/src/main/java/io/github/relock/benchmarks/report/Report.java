@@ -18,6 +18,7 @@ public final class Report {
     private final List<WatchdogResult> watchdog = new ArrayList<>();
     private final List<CallersResult> callers = new ArrayList<>();
     private final List<ScaleResult> scale = new ArrayList<>();
+    private final List<LeftoverResult> leftovers = new ArrayList<>();
     private final List<AnnotationResult> annotation = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<LockKindsTable.Skip> skipped = new ArrayList<>();
@@ -44,6 +45,14 @@ public final class Report {
 
     public void add(ScaleResult result) {
         scale.add(result);
+    }
+
+    public void add(LeftoverResult result) {
+        leftovers.add(result);
+    }
+
+    public List<LeftoverResult> leftoverResults() {
+        return List.copyOf(leftovers);
     }
 
     public void add(WatchdogResult result) {
@@ -114,6 +123,7 @@ public final class Report {
         LockKindsTable.render(results, skipped, out);
         CallersTable.render(callers, out);
         ScaleTable.render(scale, out);
+        LeftoverTable.render(leftovers, out);
         if (!watchdog.isEmpty()) {
             out.append("| library | locks held | window s | Redis calls/s | client cmds/s | client cmds/s by command | lost |\n");
             out.append("|---|---:|---:|---:|---:|---|---:|\n");
