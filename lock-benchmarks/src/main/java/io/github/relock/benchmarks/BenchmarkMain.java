@@ -12,6 +12,7 @@ import java.util.Map;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
 import io.github.relock.benchmarks.libraries.CandidateRelockLibrary;
+import io.github.relock.benchmarks.libraries.LeanLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.RawLibrary;
 import io.github.relock.benchmarks.libraries.RedisTarget;
@@ -21,8 +22,10 @@ import io.github.relock.benchmarks.libraries.SpringIntegrationLibrary;
 import io.github.relock.benchmarks.redis.RedisAdmin;
 import io.github.relock.benchmarks.report.Charts;
 import io.github.relock.benchmarks.report.Environment;
+import io.github.relock.benchmarks.report.LeftoverResult;
 import io.github.relock.benchmarks.report.Report;
 import io.github.relock.benchmarks.workloads.Contended;
+import io.github.relock.benchmarks.workloads.Leftovers;
 import io.github.relock.benchmarks.workloads.Measurement;
 import io.github.relock.benchmarks.workloads.ReadMostly;
 import io.github.relock.benchmarks.workloads.Reentry;
@@ -117,6 +120,9 @@ public final class BenchmarkMain {
                 }
                 runs.values().forEach(r -> report.add(Measurement.summarize(r)));
             }
+            if (options.workloads().contains("W2")) {
+                leftovers(libraries, context, report);
+            }
             if (options.workloads().contains("watchdog")) {
                 report.describe("watchdog: " + options.watchdogLocks() + " locks held by one thread with no lease, "
                         + "watchdog timeout " + options.watchdogTimeout().toMillis() + " ms for every library; "
@@ -161,6 +167,22 @@ public final class BenchmarkMain {
             }
         }
         return report;
+    }
+
+    /** With W2: what each library leaves in Redis per lock name once its locks are released (issue 13). */
+    private static void leftovers(List<LockLibrary> libraries, RunContext context, Report report) {
+        Leftovers pass = new Leftovers();
+        for (LockLibrary library : libraries) {
+            progress(library.id() + " keys left after release");
+            try {
+                report.add(pass.run(library, context));
+            }
+            catch (RuntimeException ex) {
+                System.err.println(library.id() + " keys-left pass failed: " + ex);
+                ex.printStackTrace(System.err);
+                report.add(LeftoverResult.failed(library.id(), Leftovers.NAMES, "failed: " + ex));
+            }
+        }
     }
 
     /** Unrecorded W2 runs, one per library, so that the JIT has seen every library before any is measured. */
@@ -218,6 +240,7 @@ public final class BenchmarkMain {
                 case "si-pubsub" -> new SpringIntegrationLibrary(RedisLockType.PUB_SUB_LOCK,
                         environment.pinned("spring-integration"));
                 case "raw" -> new RawLibrary(Environment.mavenVersion("io.lettuce", "lettuce-core"));
+                case "lean" -> new LeanLibrary(Environment.mavenVersion("io.lettuce", "lettuce-core"));
                 default -> throw new IllegalArgumentException("unknown library " + id);
             });
             if (id.equals("relock") && options.candidate() != null) {

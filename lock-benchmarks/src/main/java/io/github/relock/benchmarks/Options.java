@@ -47,7 +47,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
         Duration watchdogTimeout, Duration annotationDuration, int callers, int s2Waiters, int s2Keys, int s2Clients, @Nullable Path candidate,
         @Nullable Path out) {
 
-    public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw");
+    public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw",
+            "lean");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "annotation");
     /**
@@ -128,8 +129,12 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --client-threads=4       ... and threads per client, all on one key
                                            (W5: read-write lock, 90% reads; W6: fair lock; both
                                            run only relock and redisson, the others have neither)
-                  --libs=relock,redisson,si-spin,si-pubsub,raw
+                  --libs=relock,redisson,si-spin,si-pubsub,raw,lean
+                                           (raw: relock's own scripts with nothing around them;
+                                           lean: the leanest owner-checked reentrant scripts)
                   --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,annotation
+                                           (W2 also counts the keys and bytes each library leaves
+                                           in Redis per lock name after release)
                                            (also known, not run by default: scale, S1 100,000 held
                                            locks, S2 many waiters and S3 1,000,000 keys, about 6 min
                                            for two libraries; S2, only the many-waiters part)

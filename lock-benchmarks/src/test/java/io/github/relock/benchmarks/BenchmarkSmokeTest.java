@@ -18,6 +18,7 @@ import io.github.relock.benchmarks.report.AnnotationResult;
 import io.github.relock.benchmarks.report.CallersResult;
 import io.github.relock.benchmarks.report.ChartAssertions;
 import io.github.relock.benchmarks.report.Charts;
+import io.github.relock.benchmarks.report.LeftoverResult;
 import io.github.relock.benchmarks.report.Report;
 import io.github.relock.benchmarks.report.Result;
 import io.github.relock.benchmarks.report.WatchdogResult;
@@ -43,8 +44,8 @@ class BenchmarkSmokeTest {
         // W5 and W6 need read-write and fair locks, which only relock and Redisson have
         assertEquals(Options.ALL_LIBRARIES.size() * 4 + 2 * 2, report.results().size(),
                 "a row per library and W1-W4, and per relock/redisson and W5-W6");
-        assertEquals(List.of("si-spin W5", "si-pubsub W5", "raw W5", "si-spin W6", "si-pubsub W6", "raw W6"),
-                report.skipped());
+        assertEquals(List.of("si-spin W5", "si-pubsub W5", "raw W5", "lean W5", "si-spin W6", "si-pubsub W6", "raw W6",
+                "lean W6"), report.skipped());
         for (Result row : report.results()) {
             String which = row.library() + " " + row.workload();
             assertEquals(0, row.overlaps(), which + " overlapped");
@@ -63,6 +64,15 @@ class BenchmarkSmokeTest {
                         row.library() + " sent no renewals");
             }
         }
+        // with W2, what each library leaves in Redis per released lock name: the lean floor leaves nothing
+        assertEquals(Options.ALL_LIBRARIES, report.leftoverResults().stream().map(LeftoverResult::library).toList());
+        for (LeftoverResult row : report.leftoverResults()) {
+            assertEquals("", row.note(), row.library() + " keys-left pass");
+            assertTrue(row.keysPerName() >= 0 && row.bytesPerName() >= 0, row.toString());
+        }
+        LeftoverResult lean = report.leftoverResults().stream().filter(r -> r.library().equals("lean")).findFirst()
+                .orElseThrow();
+        assertEquals(0.0, lean.keysPerName(), "the lean floor deletes its only key: " + lean);
         assertEquals(4, report.callersResults().size(), "a W7 row per variant");
         for (CallersResult row : report.callersResults()) {
             if (row.ran()) {
@@ -80,6 +90,9 @@ class BenchmarkSmokeTest {
         assertTrue(markdown.contains("| relock | W3 |"), markdown);
         assertTrue(markdown.contains("| redisson | W5 | 2x2 |") && markdown.contains("| relock | W6 | 2x2 |"), markdown);
         assertTrue(markdown.contains("| raw | W6 | - |") && markdown.contains("skipped: RAW runs only"), markdown);
+        assertTrue(markdown.contains("| lean | W2 | 4 |") && markdown.contains("| lean | 0.00 | 0 |"), markdown);
+        assertTrue(markdown.contains("| W2 (issue 13): relock ≤ 9 Redis calls per lock/unlock pair")
+                && markdown.contains("| W2 (issue 13): relock ≥ 0.95× the lean floor |"), markdown);
 
         // --out: the report, then its charts beside it, drawn from this run's rows
         Path out = dir.resolve("smoke.md");

@@ -19,6 +19,7 @@ public final class Report {
     private final List<CallersResult> callers = new ArrayList<>();
     private final List<ScaleResult> scale = new ArrayList<>();
     private final List<WaitersResult> waiters = new ArrayList<>();
+    private final List<LeftoverResult> leftovers = new ArrayList<>();
     private final List<AnnotationResult> annotation = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<LockKindsTable.Skip> skipped = new ArrayList<>();
@@ -53,6 +54,14 @@ public final class Report {
 
     public List<WaitersResult> waitersResults() {
         return List.copyOf(waiters);
+    }
+
+    public void add(LeftoverResult result) {
+        leftovers.add(result);
+    }
+
+    public List<LeftoverResult> leftoverResults() {
+        return List.copyOf(leftovers);
     }
 
     public void add(WatchdogResult result) {
@@ -124,6 +133,7 @@ public final class Report {
         CallersTable.render(callers, out);
         ScaleTable.render(scale, out);
         WaitersTable.render(waiters, out);
+        LeftoverTable.render(leftovers, out);
         if (!watchdog.isEmpty()) {
             out.append("| library | locks held | window s | Redis calls/s | client cmds/s | client cmds/s by command | lost |\n");
             out.append("|---|---:|---:|---:|---:|---|---:|\n");
@@ -153,7 +163,7 @@ public final class Report {
         }
         List<String> targets = targets();
         if (!targets.isEmpty()) {
-            out.append("| target (issue 6; W5, W6: issue 11; W4: issue 13) | figure in this run | verdict |\n|---|---|---|\n");
+            out.append("| target (issue 6; W5, W6: issue 11; W4, and W2 against the lean floor: issue 13) | figure in this run | verdict |\n|---|---|---|\n");
             targets.forEach(t -> out.append(t).append('\n'));
             out.append('\n');
         }
@@ -185,6 +195,7 @@ public final class Report {
                 find("redisson", w).ifPresent(r -> rows.add(throughputTarget(w + ": relock ≥ 1.2× Redisson", relock, r, 1.2)));
             });
         }
+        find(relockId, "W2").ifPresent(relock -> rows.addAll(leanTargets(relock)));
         find(relockId, "W3").ifPresent(relock -> {
             find("redisson", "W3").ifPresent(r -> {
                 rows.add(throughputTarget("W3: relock ≥ 1.5× Redisson acquisitions/s", relock, r, 1.5));
@@ -245,6 +256,31 @@ public final class Report {
                 .findFirst().ifPresent(a ->
                 rows.add(row("Annotation ≤ 1.05× the direct API call", times(a.relative()) + " median wall time per call, "
                         + times(a.cpuRelative()) + " CPU time", a.relative() <= 1.05)));
+        return rows;
+    }
+
+    /**
+     * Issue 13, item 5: server work per uncontended pair against the lean floor (the leanest owner-checked
+     * reentrant scripts), and throughput against it and against Spring Integration.
+     */
+    private List<String> leanTargets(Result relock) {
+        List<String> rows = new ArrayList<>();
+        Optional<Result> lean = find("lean", "W2");
+        rows.add(row("W2 (issue 13): relock ≤ 9 Redis calls per lock/unlock pair, fencing kept",
+                ratio(relock.callsPerOp()) + " calls/pair" + lean.map(l -> " (lean floor " + ratio(l.callsPerOp())
+                        + ", no fencing)").orElse(""), relock.callsPerOp() <= 9.0));
+        lean.ifPresent(l -> {
+            double cpu = relock.redisCpuMicros() / l.redisCpuMicros();
+            rows.add(row("W2 (issue 13): relock Redis CPU per pair ≤ 1.1× the lean floor's", String.format(Locale.ROOT,
+                    "%.2f× (%s vs %s µs/pair)", cpu, micros(relock.redisCpuMicros()), micros(l.redisCpuMicros())),
+                    cpu <= 1.1));
+            rows.add(throughputTarget("W2 (issue 13): relock ≥ 0.95× the lean floor", relock, l, 0.95));
+        });
+        // the faster of Spring Integration's two lock registries
+        Stream.of("si-spin", "si-pubsub").map(si -> find(si, "W2")).flatMap(Optional::stream)
+                .max(Comparator.comparingDouble(Result::opsPerSecond))
+                .ifPresent(si -> rows.add(throughputTarget("W2 (issue 13): relock ≥ Spring Integration ("
+                        + si.library() + ")", relock, si, 1.0)));
         return rows;
     }
 
