@@ -32,7 +32,7 @@ final class HandOff {
 
     /** Hands on {@code hold}, already out of the registry so that its renewal has stopped. */
     Outcome handOn(Hold hold) {
-        ReleaseWaiter next = context.subscriptions().reserveSleeper(keys.channel(), hold.ownerId());
+        ReleaseWaiter next = context.subscriptions().reserveSleeper(keys.channel());
         if (next == null) {
             return Outcome.NOT_TRIED;
         }

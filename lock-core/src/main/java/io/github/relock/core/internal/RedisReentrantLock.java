@@ -105,7 +105,8 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
                 && acquisition.reenterLocally(holder, leaseMillis, watchdog)) {
             return true; // nothing to wait for: the caller holds it already
         }
-        ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() ? null
+        // an explicit owner's hold changes only in its turn, and a hand-off would register one outside it
+        ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() || holder.thread() == null ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
         boolean acquired = false;
         acquisition.started(holder);

@@ -109,12 +109,12 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     /**
-     * A local thread asleep on this lock for another owner than {@code releasingOwner}, reserved for a
-     * hand-off ({@link ReleaseWaiter#offer}), or null if there is none. The caller then grants or declines it.
+     * A local thread asleep on this lock, reserved for a hand-off ({@link ReleaseWaiter#offer()}), or
+     * null if there is none. The caller then grants or declines it.
      */
-    @Nullable ReleaseWaiter reserveSleeper(String channelName, String releasingOwner) {
+    @Nullable ReleaseWaiter reserveSleeper(String channelName) {
         WaiterQueue queue = queues.get(channelName);
-        return queue == null ? null : queue.reserveSleeper(releasingOwner);
+        return queue == null ? null : queue.reserveSleeper();
     }
 
     /**

@@ -130,13 +130,9 @@ final class ReleaseWaiter implements AutoCloseable {
         return state.compareAndSet(GRANTED, AWAKE);
     }
 
-    /**
-     * Releaser side: reserves this waiter for a hand-off; false if it is not asleep, cannot take one, or
-     * waits for the releasing owner itself (moving a hold to its own field would delete it).
-     */
-    boolean offer(String releasingOwner) {
-        return candidate != null && !candidate.ownerId().equals(releasingOwner)
-                && state.compareAndSet(SLEEPING, OFFERED);
+    /** Releaser side: reserves this waiter for a hand-off; false if it is not asleep or cannot take one. */
+    boolean offer() {
+        return candidate != null && state.compareAndSet(SLEEPING, OFFERED);
     }
 
     /** Releaser side: the hold is now this waiter's (and registered). */

@@ -79,13 +79,10 @@ final class WaiterQueue {
         waiters.forEach(ReleaseWaiter::wakeForShutdown);
     }
 
-    /**
-     * A waiter asleep on this lock for another owner than {@code releasingOwner}, reserved for a hand-off,
-     * or null; none resets the hand-off streak.
-     */
-    @Nullable ReleaseWaiter reserveSleeper(String releasingOwner) {
+    /** A waiter asleep on this lock, reserved for a hand-off, or null; none resets the hand-off streak. */
+    @Nullable ReleaseWaiter reserveSleeper() {
         for (ReleaseWaiter waiter : waiters) {
-            if (waiter.offer(releasingOwner)) {
+            if (waiter.offer()) {
                 return waiter;
             }
         }
