@@ -5,8 +5,7 @@
 -- KEYS[3], KEYS[4] (a fair lock only) its waiting line, see line.lua
 -- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
 local current, floor, released = read_fence(KEYS[2])
-local counted = current ~= nil
-if not counted then
+if not current then
   current, floor, released = ARGV[2], ARGV[2], '0'
 end
 -- (no counter at all: it outlived its retention during a hold longer than that; the hash decides)
@@ -35,16 +34,10 @@ if expected > 1 then
   redis.call('hset', KEYS[1], ARGV[1], expected - 1)
   return expected - 1
 end
--- the last hold. The counter names its token as the last one issued, so no one took the lock since: the
--- hash is this hold's, and deleting it frees the lock whatever else was written into it
-if counted then
-  if redis.call('del', KEYS[1]) == 0 then
-    return -1
-  end
-elseif tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0) < 1 then
-  return -1 -- no counter to go by: only the hash can say whose it is
-else
-  redis.call('del', KEYS[1])
+-- the last hold: one owner at a time, so its field is the hash's only one and taking it frees the lock (a
+-- field written in by hand stays, and keeps the lock busy until the hash's lease ends: the keys are relock's)
+if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+  return -1
 end
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
 if KEYS[3] then

@@ -32,7 +32,7 @@ class ServerWorkTest {
                 lock.unlock();
             }
             long perPair = (CommandStats.allCalls(redis.commands()) - before) / PAIRS;
-            // acquire: PTTL, GET counter, TIME, HSET, PEXPIRE, SET counter; release: GET counter, DEL, SET, PUBLISH
+            // acquire: PTTL, GET counter, TIME, HSET, PEXPIRE, SET counter; release: GET counter, HDEL, SET, PUBLISH
             assertThat(perPair).isEqualTo(12);
         }
     }
