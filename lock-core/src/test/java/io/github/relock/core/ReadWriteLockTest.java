@@ -423,6 +423,59 @@ class ReadWriteLockTest {
         assertThat(patient.get(5, TimeUnit.SECONDS)).isTrue();
     }
 
+    /**
+     * A release wakes the writer whose turn it is, even when another writer of the same client, ahead of it in
+     * the client's own queue, waits behind a reader: the last reader out used to wake only the first local
+     * writer, which tried, found the earlier reader's turn and slept on, while the writer whose turn it was
+     * (and every reader, held back by that writer) slept until its 1.3 s claim refresh (W5's 1.35 s max
+     * writer wait). Local queue order and turn order differ when two writers' first attempts cross; here an
+     * owner waiting on two threads makes them differ on purpose.
+     */
+    @Test
+    void theLastReaderOutWakesTheWriterWhoseTurnItIsNotJustTheFirstLocalWriter() throws Exception {
+        ReentrantDistributedLock reading = client.getReadWriteLock("doc:15").readLock();
+        reading.lock();
+        RedisLockClient readerClient = newClient(Duration.ofSeconds(30));
+        LockOwner early = other.newOwner();
+        // the early owner's first thread takes the first turn and the first place in other's local queue ...
+        Future<Boolean> leaving = pool.submit(() -> other.getReadWriteLock("doc:15", early).writeLock()
+                .tryLock(600, TimeUnit.MILLISECONDS));
+        Thread.sleep(100);
+        // ... a reader of a third client comes next in the turns ...
+        Future<Long> reader = pool.submit(() -> {
+            ReentrantDistributedLock read = readerClient.getReadWriteLock("doc:15").readLock();
+            assertThat(read.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            read.unlock();
+            return System.nanoTime();
+        });
+        Thread.sleep(100);
+        // ... then a writer of other's: behind the reader in the turns, second in other's local queue ...
+        Future<Long> lateWriter = pool.submit(() -> {
+            ReentrantDistributedLock write = other.getReadWriteLock("doc:15").writeLock();
+            assertThat(write.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            write.unlock();
+            return System.nanoTime();
+        });
+        Thread.sleep(100);
+        // ... and the early owner on a second thread, last in other's local queue but still first in the turns
+        Future<Long> earlyWriter = pool.submit(() -> {
+            ReentrantDistributedLock write = other.getReadWriteLock("doc:15", early).writeLock();
+            assertThat(write.tryLock(10, TimeUnit.SECONDS)).isTrue();
+            long in = System.nanoTime();
+            write.unlock();
+            return in;
+        });
+        assertThat(leaving.get(5, TimeUnit.SECONDS)).isFalse(); // its owner still waits on the second thread
+        Thread.sleep(50);
+        long released = System.nanoTime();
+        reading.unlock();
+        long in = earlyWriter.get(10, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(in - released)).as("the writer whose turn it is, woken by the last reader out")
+                .isLessThan(Duration.ofMillis(500));
+        assertThat(reader.get(10, TimeUnit.SECONDS)).isGreaterThan(in);
+        assertThat(lateWriter.get(10, TimeUnit.SECONDS)).isGreaterThan(in);
+    }
+
     @Test
     void aWaitingWriterThatDiedHoldsReadersBackForAtMostItsClaim() throws Exception {
         ReentrantDistributedLock reading = client.getReadWriteLock("doc:11").readLock();

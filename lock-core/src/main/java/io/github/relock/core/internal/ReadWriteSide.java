@@ -146,8 +146,17 @@ final class ReadWriteSide implements LockKind {
         return false; // a hand-off moves one exclusive hold; readers share, and a writer waits for all of them
     }
 
+    /**
+     * Every local waiter of either side: a writer's release lets every waiting reader in, and a release on
+     * the writers' channel must reach the writer whose turn it is. Writers take turns with readers by arrival
+     * (rw-acquire.lua), so of a client's waiting writers some may wait behind a reader that came before them
+     * while another may go: waking only the first in this client's queue could wake one that tries, finds an
+     * earlier reader's turn and sleeps on, while the writer that could go (and every reader behind it) slept
+     * until its claim refresh, 1.3 s. A client's own queue order is not the turn order when two writers'
+     * first attempts cross, or one owner waits on two threads.
+     */
     @Override
     public WakeUp wakeUp() {
-        return writer ? WakeUp.ONE : WakeUp.ALL; // a writer's release lets every waiting reader in
+        return WakeUp.ALL;
     }
 }
