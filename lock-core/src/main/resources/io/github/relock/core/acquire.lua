@@ -2,19 +2,37 @@
 -- KEYS[1] lock hash (field = owner id, value = hold count)   KEYS[2] fencing counter
 -- ARGV[1] owner id   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
 -- ARGV[4] how long the fencing counter is kept after it last changed, in ms
--- A fair lock also passes KEYS[3], KEYS[4] (its waiting line, see line.lua) and ARGV[5]: how long the
+-- The plain lock also passes KEYS[3], its clients' turns (turns.lua), and ARGV[5]: 1 if the caller will
+-- wait (its client then takes a turn), ARGV[6]: how long a freed lock is kept for the client whose turn it
+-- is, in ms, ARGV[7]: its release channel.
+-- A fair lock passes KEYS[3], KEYS[4] instead (its waiting line, see line.lua) and ARGV[5]: how long the
 -- caller's place in the line is kept (0: it will not wait, so it takes no place). It takes a free lock
 -- only at the head of the line, and a busy reply then says when to try again at the latest.
+-- A client that takes the lock on its turn announces '-' and the line it was first in, so that a waiting
+-- client that is not in it (it went while that client took its time) looks again and takes a turn.
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
--- {0, pttl} held by another owner, {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
--- (fence.lua, prepended, reads the counter)
+-- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
+-- gone (expired or force-unlocked).
+-- (fence.lua, turns.lua and line.lua are prepended)
 local expected = tonumber(ARGV[3])
 local lease = tonumber(ARGV[2])
 -- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
 local pttl = redis.call('pttl', KEYS[1])
+local fair = KEYS[4] ~= nil
+-- the owner id starts with its client's id, which holds no ':'
+local client = string.match(ARGV[1], '^[^:]*:') or ARGV[1]
 local holds = 0
+local other = nil -- a field of another owner: the holder
 if pttl ~= -2 then
-  holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0)
+  -- one field as a rule: the caller's holds, or the holder, in the one call
+  local fields = redis.call('hgetall', KEYS[1])
+  for i = 1, #fields, 2 do
+    if fields[i] == ARGV[1] then
+      holds = tonumber(fields[i + 1])
+    else
+      other = fields[i]
+    end
+  end
 end
 -- by its owner's hand, not by expiry; see the replay case below
 local replaced = false
@@ -41,12 +59,18 @@ if expected > 0 then
   return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0}
 end
 
-local fair = KEYS[3] ~= nil
 local keep = tonumber(ARGV[5] or 0)
 if pttl ~= -2 then
   if fair and keep > 0 then
     line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
     return {0, math.min(pttl, math.floor(keep / 3))} -- back before its place lapses
+  end
+  if not fair and keep > 0 and other and string.sub(other, 1, #client) ~= client then
+    -- a client waits for another one's hold: it takes a turn (its own holds pass between its threads)
+    local queue = redis.call('get', KEYS[3]) or ''
+    if not turn_queued(queue, client) then
+      redis.call('set', KEYS[3], queue .. client, 'px', math.max(pttl, 0) + tonumber(ARGV[6]))
+    end
   end
   return {0, pttl}
 end
@@ -65,8 +89,21 @@ if fair then
   end
 end
 
--- read only when a token is issued: a busy reply needs no counter
-local current, floor, released = read_fence(KEYS[2])
+-- read only when a token is issued: a busy reply needs no counter; the turns come in the same call
+local current, floor, released, queue
+if fair then
+  current, floor, released = read_fence(KEYS[2])
+else
+  local texts = redis.call('mget', KEYS[2], KEYS[3])
+  current, floor, released = parse_fence(texts[1])
+  queue = texts[2]
+  if queue and turn_first(queue) ~= client then
+    if not replaced then
+      return {0, math.max(1, redis.call('pttl', KEYS[3]))} -- another client's turn: back when it lapses at the latest
+    end
+    queue = false -- the caller's own hold, replayed: it goes on as before, the line stays as it is
+  end
+end
 if replaced then
   released = '1' -- what the replay replaces ended by its owner's hand: a retried release of it stays clean
 end
@@ -82,4 +119,14 @@ end
 redis.call('hset', KEYS[1], ARGV[1], 1)
 redis.call('pexpire', KEYS[1], lease)
 redis.call('set', KEYS[2], text .. ':' .. floor .. ':0', 'px', ARGV[4])
+if queue then
+  -- this client's turn, used: the rest of the line waits for the next release
+  local rest = string.sub(queue, #client + 1)
+  if rest == '' then
+    redis.call('del', KEYS[3])
+  else
+    redis.call('set', KEYS[3], rest, 'px', lease + tonumber(ARGV[6]))
+  end
+  redis.call('publish', ARGV[7], '-' .. queue)
+end
 return {1, token}

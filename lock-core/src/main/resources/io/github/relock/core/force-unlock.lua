@@ -1,5 +1,6 @@
 -- Release a lock whoever holds it, or only one given hold, and make the old holder's fencing token stale.
 -- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)   ARGV[1] release channel
+-- KEYS[3] the plain lock's turns (turns.lua)
 -- ARGV[2], ARGV[3] (optional) an owner id and its fencing token: release only that hold, whatever its count
 -- Returns 1 if the lock was held (by that hold), 0 otherwise.
 local current = read_fence(KEYS[2])
@@ -9,6 +10,7 @@ end
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
+redis.call('del', KEYS[3]) -- every waiter is told below, and whoever comes first takes it
 if current then
   -- bump the counter: the old holder's release then fails, and its hold does not count as released
   local bumped = string.format('%d', tonumber(current) + 1)

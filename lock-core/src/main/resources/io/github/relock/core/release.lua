@@ -2,9 +2,18 @@
 -- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] fencing token of the hold   ARGV[3] holds before this release
 -- ARGV[4] release channel   ARGV[5] how long the fencing counter is kept, in ms
--- KEYS[3], KEYS[4] (a fair lock only) its waiting line, see line.lua
+-- KEYS[3] (the plain lock) its clients' turns, see turns.lua; ARGV[6] how long a freed lock is kept for a turn
+-- KEYS[3], KEYS[4] (a fair lock instead) its waiting line, see line.lua
 -- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
-local current, floor, released = read_fence(KEYS[2])
+local fair = KEYS[4] ~= nil
+local current, floor, released, queue
+if fair then
+  current, floor, released = read_fence(KEYS[2])
+else
+  local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
+  current, floor, released = parse_fence(texts[1])
+  queue = texts[2]
+end
 if not current then
   current, floor, released = ARGV[2], ARGV[2], '0'
 end
@@ -40,10 +49,14 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
-if KEYS[3] then
+if fair then
   -- a fair lock tells its next waiter by name: only that one may take it
   redis.call('publish', ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
 else
-  redis.call('publish', ARGV[4], ARGV[1])
+  if queue then
+    turn_announce(KEYS[3], queue, ARGV[4], ARGV[6])
+  else
+    redis.call('publish', ARGV[4], ARGV[1])
+  end
 end
 return 0

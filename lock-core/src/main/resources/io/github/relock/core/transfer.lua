@@ -3,8 +3,11 @@
 -- ARGV[1] owner id   ARGV[2] its fencing token   ARGV[3] new owner id   ARGV[4] new owner's lease in ms
 -- ARGV[5] release channel   ARGV[6] 0 hand off; 1 free it instead if another client waits; 2 free it anyway
 -- ARGV[7] how long the fencing counter is kept, in ms
+-- KEYS[3] the lock's turns (turns.lua)   ARGV[8] how long a freed lock is kept for a turn, in ms
 -- Returns the new owner's fencing token (> 0), 0 when freed and announced, -1 when the caller does not hold it.
-local current, floor, released = read_fence(KEYS[2])
+local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
+local current, floor, released = parse_fence(texts[1])
+local queue = texts[2]
 if not current then
   current, floor, released = ARGV[2], ARGV[2], '0'
 end
@@ -26,12 +29,16 @@ end
 if tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0) ~= 1 then
   return -1  -- only the last hold moves; anything else is not the state the caller knows
 end
--- the local streak is used up: give other clients their turn, but only if one is subscribed (waiting)
-local free = ARGV[6] == '2' or (ARGV[6] == '1' and redis.call('pubsub', 'numsub', ARGV[5])[2] > 1)
+-- the local streak is used up: give other clients their turn, but only if one waits (in line, or subscribed)
+local free = ARGV[6] == '2' or (ARGV[6] == '1' and (queue or redis.call('pubsub', 'numsub', ARGV[5])[2] > 1))
 if free then
   redis.call('del', KEYS[1])
   redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[7])
-  redis.call('publish', ARGV[5], ARGV[1])
+  if queue then
+    turn_announce(KEYS[3], queue, ARGV[5], ARGV[8])
+  else
+    redis.call('publish', ARGV[5], ARGV[1])
+  end
   return 0
 end
 -- in before out: the hash never vanishes midway (in a migrating Cluster slot it would stop being local),

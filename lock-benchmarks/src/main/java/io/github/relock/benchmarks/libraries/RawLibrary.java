@@ -76,14 +76,14 @@ public final class RawLibrary implements LockLibrary {
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
         // lock-core prepends fence.lua to the scripts that read the fencing counter, and so does this
-        String acquireSha = await(redis.scriptLoad(script("fence.lua") + script("acquire.lua")));
-        String releaseSha = await(redis.scriptLoad(script("fence.lua") + script("release.lua")));
+        String acquireSha = await(redis.scriptLoad(script("fence.lua") + script("turns.lua") + script("acquire.lua")));
+        String releaseSha = await(redis.scriptLoad(script("fence.lua") + script("turns.lua") + script("release.lua")));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override
             public BenchLock lock(String name) {
                 String lockKey = "bench:raw:{" + name + "}";
-                byte[][] keys = {bytes(lockKey), bytes(lockKey + ":fence")};
+                byte[][] keys = {bytes(lockKey), bytes(lockKey + ":fence"), bytes(lockKey + ":turn")};
                 return new RawLock(redis, acquireSha, releaseSha, keys, bytes(lockKey + ":released"), clientId);
             }
 

@@ -51,11 +51,12 @@ public final class ClientRuntime implements AutoCloseable {
         LockCommands commands = new LockCommands(factory, settings.minReplicas(),
                 settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis());
         HoldRegistry holds = new HoldRegistry();
-        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId);
+        AsyncRunner async = new AsyncRunner("relock-async-" + clientId);
+        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
+                clientId, async);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
-                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost,
-                new AsyncRunner("relock-async-" + clientId));
+                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async);
         this.listeners.addAll(listeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
                 this::reportLost);

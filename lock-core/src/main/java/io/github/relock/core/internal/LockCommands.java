@@ -19,6 +19,14 @@ public final class LockCommands {
 
     /** The default fencing counter retention: 7 days. */
     public static final long DEFAULT_FENCE_RETENTION_MILLIS = 7L * 24 * 3600 * 1000;
+    /**
+     * How long a freed plain lock is kept for the client whose turn it is (see turns.lua): a pub/sub
+     * delivery and a round trip, with room for a busy machine. A client that no longer comes costs the others this.
+     */
+    static final long TURN_MILLIS = 50;
+    private static final byte[] TURN = Encoding.bytes(TURN_MILLIS);
+    private static final byte[] WAITS = Encoding.bytes(1);
+    private static final byte[] DOES_NOT_WAIT = Encoding.bytes(0);
 
     private final ScriptRunner runner;
     private final @Nullable ReplicaAcknowledgement replicas;
@@ -67,7 +75,7 @@ public final class LockCommands {
      * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
      */
     public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
-        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, false);
+        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, false, false);
     }
 
     /**
@@ -75,18 +83,20 @@ public final class LockCommands {
      *
      * @param lengthensLease a re-entry that asks for a longer lease than the hold has left: with minReplicas it
      *                       waits for the replicas too, since a failover would otherwise keep the shorter lease
+     * @param willWait       whether the caller waits if the lock is busy: it may then take the next turn
      */
     public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore,
-            boolean lengthensLease) {
-        byte[][] args = {keys.lockBytes(), keys.fenceBytes(), ownerId, lease(leaseMillis), Encoding.bytes(holdsBefore),
-                fenceRetention};
+            boolean lengthensLease, boolean willWait) {
+        byte[][] args = {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), ownerId, lease(leaseMillis),
+                Encoding.bytes(holdsBefore), fenceRetention, willWait ? WAITS : DOES_NOT_WAIT, TURN,
+                keys.channelBytes()};
         ReplicaAcknowledgement policy = replicas;
         if (policy != null && (holdsBefore == 0 || lengthensLease)) {
             // not acknowledged: the one hold just taken is given back, leaving the ones before it
             return runner.run(c -> policy.acquire(c, keys, args, token -> releaseArgs(keys, ownerId,
                     Encoding.bytes(token), holdsBefore + 1)));
         }
-        return runner.run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 2, args)));
+        return runner.run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 3, args)));
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
@@ -97,12 +107,12 @@ public final class LockCommands {
     /** {@link #release(LockKeys, String, long, int)} with the owner id and token already encoded. */
     public long release(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
         byte[][] args = releaseArgs(keys, ownerId, fencingToken, holdsBefore);
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.RELEASE, 2, args));
+        return runner.run(c -> ScriptRunner.eval(c, LuaScript.RELEASE, 3, args));
     }
 
     private byte[][] releaseArgs(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
-        return new byte[][] {keys.lockBytes(), keys.fenceBytes(), ownerId, fencingToken, Encoding.bytes(holdsBefore),
-                keys.channelBytes(), fenceRetention};
+        return new byte[][] {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), ownerId, fencingToken,
+                Encoding.bytes(holdsBefore), keys.channelBytes(), fenceRetention, TURN};
     }
 
     /**
@@ -115,21 +125,21 @@ public final class LockCommands {
     public long transfer(LockKeys keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
             boolean othersFirst) {
         int mode = othersFirst ? (Boolean.FALSE.equals(runner.cluster()) ? 1 : 2) : 0;
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.TRANSFER, 2, keys.lockBytes(), keys.fenceBytes(),
-                Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
-                Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention));
+        return runner.run(c -> ScriptRunner.eval(c, LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
+                Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN));
     }
 
     public boolean forceUnlock(LockKeys keys) {
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.FORCE_UNLOCK, 2, keys.lockBytes(), keys.fenceBytes(),
-                keys.channelBytes())) == 1L;
+        return runner.run(c -> ScriptRunner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), keys.channelBytes())) == 1L;
     }
 
     /** Ends this very hold, whatever its count, as a loss (its token goes stale); false if it was gone already. */
     public boolean forceRelease(Hold hold) {
         LockKeys keys = hold.keys();
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.FORCE_UNLOCK, 2, keys.lockBytes(), keys.fenceBytes(),
-                keys.channelBytes(), hold.ownerBytes(), hold.tokenBytes())) == 1L;
+        return runner.run(c -> ScriptRunner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), keys.channelBytes(), hold.ownerBytes(), hold.tokenBytes())) == 1L;
     }
 
     /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */

@@ -18,6 +18,8 @@ public final class LockKeys {
     private final byte[] lockBytes;
     private final byte[] fenceBytes;
     private final byte[] channelBytes;
+    /** Which client a freed plain lock is kept for a moment (see acquire.lua): the hash's name + {@code :turn}. */
+    private final byte[] turnBytes;
     private final LockKind kind;
 
     /**
@@ -39,6 +41,7 @@ public final class LockKeys {
         this.lockBytes = lock.getBytes(StandardCharsets.UTF_8);
         this.fenceBytes = fence.getBytes(StandardCharsets.UTF_8);
         this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
+        this.turnBytes = (lock + ":turn").getBytes(StandardCharsets.UTF_8);
         this.kind = kind;
     }
 
@@ -98,6 +101,10 @@ public final class LockKeys {
 
     byte[] channelBytes() {
         return channelBytes;
+    }
+
+    byte[] turnBytes() {
+        return turnBytes;
     }
 
     @Override

@@ -16,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
  * counter get {@code fence.lua} prepended, the one place that knows the counter's format; those that use a
- * fair lock's waiting line get {@code line.lua}; the read-write lock's scripts get {@code rw-state.lua}, the
+ * fair lock's waiting line get {@code line.lua}, and a plain lock's turns {@code turns.lua}; the read-write lock's scripts get {@code rw-state.lua}, the
  * one place that knows its hash's layout.
  */
 public final class LuaScript<T> implements RedisScript<T> {
@@ -24,14 +24,15 @@ public final class LuaScript<T> implements RedisScript<T> {
     /** Take or re-enter a lock (a fair one through its line); see {@code acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class,
-            "fence.lua", "line.lua");
+            "fence.lua", "turns.lua", "line.lua");
     /** Give back one hold; see {@code release.lua}. */
-    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class, "fence.lua", "line.lua");
+    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class, "fence.lua", "turns.lua",
+            "line.lua");
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
     /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
-    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, "fence.lua");
+    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, "fence.lua", "turns.lua");
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
     public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class, "fence.lua");
     /** A waiter of a fair lock leaves its line; see {@code fair-leave.lua}. */

@@ -2,6 +2,8 @@ package io.github.relock.core.internal;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -19,12 +21,30 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public final class ReleaseSubscriptions implements PubSubConnection.Events, AutoCloseable {
 
+    /** After a release kept for another client: its turn has lapsed by then if it never came (see acquire.lua). */
+    static final long OTHERS_TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(LockCommands.TURN_MILLIS + 2);
+
     private final PubSubConnection connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
+    /** This client's id and a colon, as its owner ids and turns begin; empty: turns are not told apart. */
+    private final String ownClient;
+    /** Runs the look after another client's turn; null: look at once. */
+    private final @Nullable AsyncRunner timers;
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
+        this(factory, anchorChannel, "", null);
+    }
+
+    /**
+     * @param clientId the client's id, which starts its owner ids
+     * @param timers   where a waiter's look after another client's turn is scheduled
+     */
+    public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
+            @Nullable AsyncRunner timers) {
         this.connection = new PubSubConnection(factory, anchorChannel, this);
+        this.ownClient = clientId.isEmpty() ? "" : clientId + ":";
+        this.timers = timers;
     }
 
     /**
@@ -129,9 +149,44 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     @Override
     public void released(String channel, String message) {
         WaiterQueue queue = queues.get(channel);
-        // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on
-        if (queue != null && queue.streak.stepBackNanos(System.nanoTime()) == 0) {
-            queue.released(message);
+        if (queue == null) {
+            return;
+        }
+        long heard = queue.heard();
+        TurnMessage turn = queue.wakeUp() == WakeUp.ONE && !ownClient.isEmpty() ? TurnMessage.of(message, ownClient)
+                : TurnMessage.OPEN;
+        // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on; a
+        // lock kept for this client is taken now, or the others wait for the turn to lapse
+        if (turn != TurnMessage.MINE && queue.streak.stepBackNanos(System.nanoTime()) != 0) {
+            return;
+        }
+        switch (turn) {
+            case OPEN -> queue.released(message);
+            case MINE, NOT_IN_LINE -> queue.wakeOne();
+            case IN_LINE -> {
+                // named in its turn
+            }
+            case OTHERS_TURN -> lookAfterOthersTurn(queue, heard);
+        }
+    }
+
+    /** One waiter looks once another client's turn has lapsed, unless an announcement came first. */
+    private void lookAfterOthersTurn(WaiterQueue queue, long heard) {
+        AsyncRunner scheduler = timers;
+        if (scheduler == null) {
+            queue.wakeOne();
+            return;
+        }
+        try {
+            scheduler.schedule(() -> {
+                if (queue.heardSince(heard)) {
+                    return; // that client took it (or something else was announced): that woke whom it had to
+                }
+                queue.wakeOne();
+            }, OTHERS_TURN_NANOS);
+        }
+        catch (RejectedExecutionException ex) {
+            queue.wakeOne(); // closing: the waiter finds out at once
         }
     }
 

@@ -36,13 +36,13 @@ final class ReplicaAcknowledgement {
      * Runs the acquire script, then WAITs. Not acknowledged: the hold just taken is released on the same
      * connection (so after it in the replication stream) and {@link AcquireReply#notAcknowledged()} returned.
      *
-     * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first two are the lock's keys
+     * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first three are the lock's keys
      * @param release     keys and arguments of {@code release.lua} that give the acquisition back, given its token
      */
     @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs,
             LongFunction<byte[][]> release) {
         return OwnConnection.run(connection, own -> {
-            AcquireReply reply = AcquireReply.of(own.eval(LuaScript.ACQUIRE, 2, acquireArgs));
+            AcquireReply reply = AcquireReply.of(own.eval(LuaScript.ACQUIRE, 3, acquireArgs));
             if (reply == null || !reply.acquired()) {
                 return reply;
             }
@@ -86,7 +86,7 @@ final class ReplicaAcknowledgement {
 
     private static void giveBack(ScriptConnection own, LockKeys keys, byte[][] releaseArgs) {
         try {
-            own.eval(LuaScript.RELEASE, 2, releaseArgs);
+            own.eval(LuaScript.RELEASE, 3, releaseArgs);
         }
         catch (RuntimeException ex) {
             log.warn("Lock '{}': could not give back an unacknowledged acquisition; it frees when its lease ends: {}",

@@ -2,6 +2,7 @@ package io.github.relock.core.internal;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -27,6 +28,23 @@ final class WaiterQueue {
     WaiterQueue(String channel, WakeUp wakeUp) {
         this.channel = channel;
         this.wakeUp = wakeUp;
+    }
+
+    /** Announcements received: a look scheduled after one of them is moot once another came. */
+    private final AtomicLong heard = new AtomicLong();
+
+    WakeUp wakeUp() {
+        return wakeUp;
+    }
+
+    /** Counts an announcement just received; returns the count. */
+    long heard() {
+        return heard.incrementAndGet();
+    }
+
+    /** Whether another announcement came after the {@code count}th. */
+    boolean heardSince(long count) {
+        return heard.get() != count;
     }
 
     /** A release was announced; {@code message} names the next in line of a fair lock. */

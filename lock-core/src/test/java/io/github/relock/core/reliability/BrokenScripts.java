@@ -37,6 +37,8 @@ public final class BrokenScripts {
     static final String RW_ACQUIRE_SHARED_LEASE = "rw-acquire-shared-lease";
     /** Read-write acquire whose readers pass a waiting writer: a stream of readers starves the writers. */
     static final String RW_ACQUIRE_IGNORES_WAITING_WRITER = "rw-acquire-ignores-waiting-writer";
+    /** Acquire that lets any client take a freed lock kept for another client's turn: clients race again. */
+    public static final String ACQUIRE_IGNORES_TURNS = "acquire-ignores-turns";
     /** A fair lock's line that never drops a lapsed place: a dead waiter at its head jams the line. */
     static final String LINE_KEEPS_LAPSED_PLACES = "line-keeps-lapsed-places";
 
@@ -58,6 +60,9 @@ public final class BrokenScripts {
             case ACQUIRE_CONSTANT_TOKEN -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
                     "local token = math.max(",
                     "local token = 1 or math.max(")); // BROKEN: every holder gets token 1
+            case ACQUIRE_IGNORES_TURNS -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
+                    "if queue and turn_first(queue) ~= client then",
+                    "if false then -- BROKEN: whoever comes first takes a lock kept for another client"));
             case RELEASE_NO_COUNT_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     """
                     if expected > 1 then
@@ -77,7 +82,8 @@ public final class BrokenScripts {
                     "do return tonumber(ARGV[3]) end -- BROKEN: reports the holds unchanged, never gives one back\n"
                             + "local expected = tonumber(ARGV[3])\n"));
             case RELEASE_SILENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
-                    "redis.call('publish', ARGV[4], ARGV[1])", "-- BROKEN: no announcement"));
+                    "redis.call('publish', ARGV[4],", // BROKEN: announced where nobody listens
+                    "redis.call('publish', ARGV[4] .. ':nobody',"));
             case RELEASE_NO_OWNER_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     "local expected = tonumber(ARGV[3])\n",
                     "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"

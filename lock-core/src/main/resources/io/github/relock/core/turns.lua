@@ -1,0 +1,22 @@
+-- Prepended to acquire.lua, release.lua and transfer.lua: the turns of a plain lock's waiting clients.
+-- KEYS[3] holds the clients that wait for the lock while another client has it, in the order they found it
+-- busy: each client's id followed by ':' (a client id holds no ':', and an owner id starts with one). The
+-- last release keeps a freed lock a moment for the first of them and names it, so that only that client
+-- wakes; the others sleep until their turn. Clients take turns instead of racing, where one that kept
+-- losing would wait for ever more rounds, and a release wakes one client, not all. Turns never let two
+-- owners in: they only make a free lock look busy to the others for a moment.
+
+local function turn_first(queue)
+  return string.match(queue, '^[^:]*:')
+end
+
+local function turn_queued(queue, client)
+  return string.sub(queue, 1, #client) == client or string.find(queue, ':' .. client, 1, true) ~= nil
+end
+
+-- The lock was freed with clients in line: kept for the first for keep ms (if it never comes, the line goes
+-- and every client looks again); the announcement names the line, first to last.
+local function turn_announce(key, queue, channel, keep)
+  redis.call('pexpire', key, keep)
+  redis.call('publish', channel, '+' .. queue)
+end
