@@ -50,7 +50,7 @@ public final class Hold {
         this.ownerId = ownerId;
         this.ownerBytes = ownerBytes;
         this.tokenBytes = Encoding.bytes(fencingToken);
-        this.registryId = new HoldId(keys.lock(), ownerId);
+        this.registryId = new HoldId(keys, ownerId);
         this.ownerThread = ownerThread;
         this.fencingToken = fencingToken;
         this.watchdog = watchdog;

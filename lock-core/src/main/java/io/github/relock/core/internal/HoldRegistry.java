@@ -17,7 +17,7 @@ public final class HoldRegistry {
     private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
 
     public @Nullable Hold get(LockKeys keys, String ownerId) {
-        return holds.get(new HoldId(keys.lock(), ownerId));
+        return holds.get(new HoldId(keys, ownerId));
     }
 
     public void put(Hold hold) {
