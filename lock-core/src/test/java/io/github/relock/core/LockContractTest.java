@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -146,6 +147,27 @@ class LockContractTest {
         assertThatThrownBy(() -> lock.tryLock(0, TimeUnit.SECONDS)).as("even without waiting")
                 .isInstanceOf(InterruptedException.class);
         assertThat(lock.isLocked()).isFalse();
+    }
+
+    // a hold keeps only its encoded lock key and a number for the time: what heldLocks() says is rebuilt from them
+    @Test
+    void heldLocksNameTheLockItsKeyAndWhenItWasTaken() {
+        String name = "contract-held:%7D}größe";
+        ReentrantDistributedLock lock = client.getLock(name);
+        Instant before = Instant.now();
+        lock.lock();
+        Instant after = Instant.now();
+        try {
+            assertThat(client.heldLocks()).singleElement().satisfies(held -> {
+                assertThat(held.name()).isEqualTo(name).isEqualTo(lock.getName());
+                assertThat(held.key()).isEqualTo(client.getKeyPrefix() + "{contract-held:%257D%7Dgröße}");
+                assertThat(held.acquiredAt()).isBetween(before, after);
+                assertThat(held.fencingToken()).isEqualTo(lock.fencingToken());
+            });
+        }
+        finally {
+            lock.unlock();
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.github.relock.core.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * How names and numbers travel to the scripts: names as UTF-8, numbers in the decimal form Lua's
@@ -24,6 +25,13 @@ final class Encoding {
 
     static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** {@code head} followed by {@code tail}, in a new array. */
+    static byte[] concat(byte[] head, byte[] tail) {
+        byte[] joined = Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, joined, head.length, tail.length);
+        return joined;
     }
 
     static byte[] bytes(long value) {

@@ -26,8 +26,7 @@ final class FairKind implements LockKind {
     /** The keys of fair lock {@code name}: {@code prefix{name}:fair} and companions, in the lock's hash tag. */
     static LockKeys keys(String prefix, String name) {
         String hash = LockKeys.of(prefix, name).lock() + ":fair";
-        return new LockKeys(name, hash, hash + ":fence", hash + ":released",
-                new FairKind(hash + ":line", hash + ":places"));
+        return new LockKeys(prefix, name, ":fair", LockKeys.RELEASED, new FairKind(hash + ":line", hash + ":places"));
     }
 
     @Override

@@ -13,14 +13,13 @@ public final class Hold {
 
     private final LockKeys keys;
     private final String ownerId;
-    /** The owner id and token as the release and renewal scripts are sent them, encoded once per hold. */
+    /** The owner id as the renewal scripts are sent it: shared by the owner's holds, not encoded per hold. */
     private final byte[] ownerBytes;
-    private final byte[] tokenBytes;
-    private final HoldId registryId;
     private final @Nullable String ownerThread;
     private final long fencingToken;
     private volatile boolean watchdog;
-    private final Instant acquiredAt;
+    /** {@link #acquiredAt()} in nanoseconds since the epoch: a long, not an Instant object per hold. */
+    private final long acquiredAtEpochNanos;
     /** The nesting depth: levels Redis counts ({@link #stored}) and levels re-entered in this client alone. */
     private volatile int count;
     /** How many levels Redis counts for this hold; never more than {@link #count}. */
@@ -49,12 +48,11 @@ public final class Hold {
         this.keys = keys;
         this.ownerId = ownerId;
         this.ownerBytes = ownerBytes;
-        this.tokenBytes = Encoding.bytes(fencingToken);
-        this.registryId = new HoldId(keys.lock(), ownerId);
         this.ownerThread = ownerThread;
         this.fencingToken = fencingToken;
         this.watchdog = watchdog;
-        this.acquiredAt = Instant.now();
+        Instant now = Instant.now();
+        this.acquiredAtEpochNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
         this.count = count;
         this.stored = count;
         this.confirmedUntilNanos = sentNanos;
@@ -79,12 +77,9 @@ public final class Hold {
         return ownerBytes;
     }
 
+    /** Encoded when sent: a release sends it once, so no hold keeps it. */
     byte[] tokenBytes() {
-        return tokenBytes;
-    }
-
-    HoldId registryId() {
-        return registryId;
+        return Encoding.bytes(fencingToken);
     }
 
     public @Nullable String ownerThread() {
@@ -108,7 +103,7 @@ public final class Hold {
     }
 
     public Instant acquiredAt() {
-        return acquiredAt;
+        return Instant.ofEpochSecond(0, acquiredAtEpochNanos);
     }
 
     public int count() {

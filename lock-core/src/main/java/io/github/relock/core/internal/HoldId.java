@@ -1,21 +1,27 @@
 package io.github.relock.core.internal;
 
-/** A hold's key in the {@link HoldRegistry}: lock key and owner id. Each hold keeps its own, so only a lookup makes one. */
+import java.util.Arrays;
+
+/**
+ * A hold's key in the {@link HoldRegistry} (and where else a lock and owner pair is looked up): lock key and
+ * owner id. It shares the lock key's encoded form with the {@link LockKeys} it came from.
+ */
 final class HoldId {
 
-    private final String lockKey;
+    private final byte[] lockKey;
     private final String ownerId;
     private final int hash;
 
-    HoldId(String lockKey, String ownerId) {
-        this.lockKey = lockKey;
+    HoldId(LockKeys keys, String ownerId) {
+        this.lockKey = keys.lockBytes();
         this.ownerId = ownerId;
-        this.hash = 31 * lockKey.hashCode() + ownerId.hashCode();
+        this.hash = 31 * Arrays.hashCode(lockKey) + ownerId.hashCode();
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof HoldId id && hash == id.hash && lockKey.equals(id.lockKey) && ownerId.equals(id.ownerId);
+        return other instanceof HoldId id && hash == id.hash && Arrays.equals(lockKey, id.lockKey)
+                && ownerId.equals(id.ownerId);
     }
 
     @Override

@@ -17,16 +17,16 @@ public final class HoldRegistry {
     private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
 
     public @Nullable Hold get(LockKeys keys, String ownerId) {
-        return holds.get(new HoldId(keys.lock(), ownerId));
+        return holds.get(new HoldId(keys, ownerId));
     }
 
     public void put(Hold hold) {
-        holds.put(hold.registryId(), hold);
+        holds.put(new HoldId(hold.keys(), hold.ownerId()), hold);
     }
 
     /** Removes this very hold, not a newer one for the same lock and owner. */
     public boolean remove(Hold hold) {
-        return holds.remove(hold.registryId(), hold);
+        return holds.remove(new HoldId(hold.keys(), hold.ownerId()), hold);
     }
 
     /** Holds the watchdog must renew now. */

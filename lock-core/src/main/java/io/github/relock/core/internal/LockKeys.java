@@ -1,58 +1,67 @@
 package io.github.relock.core.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis names that belong to one lock. The lock name sits in a hash tag so that every key of the
  * lock lands in the same Redis Cluster slot, which is what lets one script touch them all.
  *
- * <p>The keys are also kept UTF-8 encoded, once per handle, because every script call sends them.
- * The arrays are shared: callers must never modify them.
+ * <p>Every hold keeps its keys, so only the lock key is stored, UTF-8 encoded as every script call sends it;
+ * the name and the companion keys are derived from it when asked for. The arrays handed out may be shared:
+ * callers must never modify them.
  */
 public final class LockKeys {
 
-    private final String name;
-    private final String lock;
-    private final String fence;
-    private final String channel;
+    /** After the lock key: the channel where a release is announced. */
+    static final byte[] RELEASED = Encoding.bytes(":released");
+    private static final byte[] FENCE_SUFFIX = Encoding.bytes(":fence");
+    /** After the lock key: the line of clients waiting for a turn (see turns.lua). */
+    private static final byte[] TURN_SUFFIX = Encoding.bytes(":turn");
+
+    /** The name as given if it has surrogates (a lone one encodes as '?', so the key cannot give it back); else null. */
+    private final @Nullable String name;
     private final byte[] lockBytes;
-    private final byte[] fenceBytes;
-    private final byte[] channelBytes;
-    /** Which client a freed plain lock is kept for a moment (see acquire.lua): the hash's name + {@code :turn}. */
-    private final byte[] turnBytes;
+    /** Where the hash tag's content starts in {@link #lockBytes}. */
+    private final int tagStart;
+    private final byte[] channelSuffix;
     private final LockKind kind;
 
     /**
-     * @param name    the lock's name
-     * @param lock    the hash: owner id to hold count, e.g. {@code lock:{order:42}}
-     * @param fence   the last fencing token issued, e.g. {@code lock:{order:42}:fence}
-     * @param channel where a release is announced, e.g. {@code lock:{order:42}:released}
+     * The keys {@code prefix{name}lockSuffix} (the hash), its {@code :fence} and its channel.
+     *
+     * @param lockSuffix    after the hash tag, e.g. {@code ":fair"}; empty for an exclusive lock
+     * @param channelSuffix after the lock key: where a release is announced, e.g. {@link #RELEASED}; a shared
+     *                      constant, since every hold keeps it
+     * @param kind          the kind of lock these keys belong to: its scripts and its hash layout
      */
-    public LockKeys(String name, String lock, String fence, String channel) {
-        this(name, lock, fence, channel, ExclusiveKind.INSTANCE);
-    }
-
-    /** @param kind the kind of lock these keys belong to: its scripts and its hash layout */
-    LockKeys(String name, String lock, String fence, String channel, LockKind kind) {
-        this.name = name;
-        this.lock = lock;
-        this.fence = fence;
-        this.channel = channel;
-        this.lockBytes = lock.getBytes(StandardCharsets.UTF_8);
-        this.fenceBytes = fence.getBytes(StandardCharsets.UTF_8);
-        this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
-        this.turnBytes = (lock + ":turn").getBytes(StandardCharsets.UTF_8);
+    LockKeys(String prefix, String name, String lockSuffix, byte[] channelSuffix, LockKind kind) {
+        this.lockBytes = Encoding.bytes(prefix + "{" + hashTag(name) + "}" + lockSuffix);
+        this.tagStart = Encoding.bytes(prefix).length + 1;
+        this.name = hasSurrogate(name) ? name : null;
+        this.channelSuffix = channelSuffix;
         this.kind = kind;
     }
 
     /**
-     * The keys of lock {@code name}: the name goes in the hash tag with {@code %} and {@code }} escaped
+     * The keys of lock {@code name}: {@code prefix{name}}, {@code prefix{name}:fence} and
+     * {@code prefix{name}:released}. The name goes in the hash tag with {@code %} and {@code }} escaped
      * ({@code %25}, {@code %7D}), so the tag is never empty, ends where the name ends (every key of the lock in
      * one Cluster slot), and two names never share a key.
      */
     public static LockKeys of(String prefix, String name) {
-        String lock = prefix + "{" + hashTag(name) + "}";
-        return new LockKeys(name, lock, lock + ":fence", lock + ":released");
+        return new LockKeys(prefix, name, "", RELEASED, ExclusiveKind.INSTANCE);
+    }
+
+    private static boolean hasSurrogate(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            if (Character.isSurrogate(name.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String hashTag(String name) {
@@ -72,19 +81,27 @@ public final class LockKeys {
     }
 
     public String name() {
-        return name;
+        if (name != null) {
+            return name;
+        }
+        int end = tagStart;
+        while (lockBytes[end] != '}') { // the tag's own '}' are escaped, and no UTF-8 sequence holds the byte
+            end++;
+        }
+        String tag = new String(lockBytes, tagStart, end - tagStart, StandardCharsets.UTF_8);
+        return tag.indexOf('%') < 0 ? tag : tag.replace("%7D", "}").replace("%25", "%");
     }
 
     public String lock() {
-        return lock;
+        return new String(lockBytes, StandardCharsets.UTF_8);
     }
 
     public String fence() {
-        return fence;
+        return new String(fenceBytes(), StandardCharsets.UTF_8);
     }
 
     public String channel() {
-        return channel;
+        return new String(channelBytes(), StandardCharsets.UTF_8);
     }
 
     LockKind kind() {
@@ -96,30 +113,30 @@ public final class LockKeys {
     }
 
     byte[] fenceBytes() {
-        return fenceBytes;
+        return Encoding.concat(lockBytes, FENCE_SUFFIX);
     }
 
     byte[] channelBytes() {
-        return channelBytes;
+        return Encoding.concat(lockBytes, channelSuffix);
     }
 
     byte[] turnBytes() {
-        return turnBytes;
+        return Encoding.concat(lockBytes, TURN_SUFFIX);
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof LockKeys keys && name.equals(keys.name) && lock.equals(keys.lock)
-                && fence.equals(keys.fence) && channel.equals(keys.channel);
+        return other instanceof LockKeys keys && Arrays.equals(lockBytes, keys.lockBytes)
+                && Arrays.equals(channelSuffix, keys.channelSuffix) && name().equals(keys.name());
     }
 
     @Override
     public int hashCode() {
-        return lock.hashCode();
+        return Arrays.hashCode(lockBytes);
     }
 
     @Override
     public String toString() {
-        return "LockKeys[name=" + name + ", lock=" + lock + ", fence=" + fence + ", channel=" + channel + "]";
+        return "LockKeys[name=" + name() + ", lock=" + lock() + ", fence=" + fence() + ", channel=" + channel() + "]";
     }
 }

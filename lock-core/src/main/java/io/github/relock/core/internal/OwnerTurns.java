@@ -27,7 +27,7 @@ final class OwnerTurns {
         if (holder.thread() != null) {
             return call.get();
         }
-        HoldId id = new HoldId(keys.lock(), holder.id());
+        HoldId id = new HoldId(keys, holder.id());
         Turn turn = turns.compute(id, (key, existing) -> {
             Turn used = existing != null ? existing : new Turn();
             used.users++;

@@ -21,6 +21,8 @@ final class ReadWriteSide implements LockKind {
     private static final byte[] WRITE = {'w'};
     private static final byte[] NO_CLAIM = Encoding.bytes(0);
     private static final byte[] CLAIM = Encoding.bytes(CLAIM_MILLIS);
+    /** After the hash: the channel that wakes readers; writers wake on {@link LockKeys#RELEASED}. */
+    private static final byte[] READERS = Encoding.bytes(":released:readers");
 
     private final boolean writer;
     private final byte[] ended;
@@ -46,8 +48,8 @@ final class ReadWriteSide implements LockKind {
         String readers = writers + ":readers";
         String ended = hash + ":ended";
         return new LockKeys[] {
-                new LockKeys(name, hash, hash + ":fence", readers, new ReadWriteSide(false, ended, writers, readers)),
-                new LockKeys(name, hash, hash + ":fence", writers, new ReadWriteSide(true, ended, writers, readers))};
+                new LockKeys(prefix, name, ":rw", READERS, new ReadWriteSide(false, ended, writers, readers)),
+                new LockKeys(prefix, name, ":rw", LockKeys.RELEASED, new ReadWriteSide(true, ended, writers, readers))};
     }
 
     boolean writer() {

@@ -24,7 +24,7 @@ final class RenewalBatches {
     static List<List<Hold>> of(Collection<Hold> holds, boolean perSlot) {
         Map<Integer, List<Hold>> bySlot = new LinkedHashMap<>();
         for (Hold hold : holds) {
-            int slot = perSlot ? ClusterSlotHashUtil.calculateSlot(hold.keys().lock()) : 0;
+            int slot = perSlot ? ClusterSlotHashUtil.calculateSlot(hold.keys().lockBytes()) : 0;
             bySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(hold);
         }
         List<List<Hold>> batches = new ArrayList<>();

@@ -13,7 +13,7 @@ final class WaitingOwners {
 
     /** A thread of {@code ownerId} starts waiting for {@code keys}. */
     void arrive(LockKeys keys, String ownerId) {
-        waiting.merge(new HoldId(keys.lock(), ownerId), 1, Integer::sum);
+        waiting.merge(new HoldId(keys, ownerId), 1, Integer::sum);
     }
 
     /**
@@ -25,7 +25,7 @@ final class WaitingOwners {
         boolean[] last = {true};
         // a thread that arrives right after the last one left may see its fresh place taken back; its next
         // attempt queues it again, as the newcomer it is
-        waiting.computeIfPresent(new HoldId(keys.lock(), ownerId), (id, count) -> {
+        waiting.computeIfPresent(new HoldId(keys, ownerId), (id, count) -> {
             last[0] = count == 1;
             return last[0] ? null : count - 1;
         });

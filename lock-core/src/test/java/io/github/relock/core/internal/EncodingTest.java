@@ -36,6 +36,32 @@ class EncodingTest {
         }
     }
 
+    // holds keep only the encoded lock key, so the name and the companion keys are read back from it
+    @Test
+    void theNameAndCompanionKeysComeBackFromTheLockKey() {
+        for (String name : new String[] {"order:42", "}", "%7D", "%25}%", "{a}", "größe:ß", "emoji \uD83D\uDE00",
+                "lone \uD800 surrogate"}) {
+            for (String prefix : new String[] {"lock:", "", "{p}:", "präfix}"}) {
+                LockKeys keys = LockKeys.of(prefix, name);
+                assertThat(keys.name()).as(prefix + name).isEqualTo(name);
+                assertThat(keys.fence()).isEqualTo(keys.lock() + ":fence");
+                assertThat(keys.channel()).isEqualTo(keys.lock() + ":released");
+            }
+        }
+        LockKeys[] sides = ReadWriteSide.keys("lock:", "doc}7");
+        assertThat(sides[0].lock()).isEqualTo("lock:{doc%7D7}:rw").isEqualTo(sides[1].lock());
+        assertThat(sides[0].fence()).isEqualTo("lock:{doc%7D7}:rw:fence");
+        assertThat(sides[0].channel()).isEqualTo("lock:{doc%7D7}:rw:released:readers");
+        assertThat(sides[1].channel()).isEqualTo("lock:{doc%7D7}:rw:released");
+        assertThat(sides[0].name()).isEqualTo("doc}7").isEqualTo(sides[1].name());
+        assertThat(sides[0]).isNotEqualTo(sides[1]);
+        LockKeys fair = FairKind.keys("lock:", "report:daily");
+        assertThat(fair.lock()).isEqualTo("lock:{report:daily}:fair");
+        assertThat(fair.fence()).isEqualTo("lock:{report:daily}:fair:fence");
+        assertThat(fair.channel()).isEqualTo("lock:{report:daily}:fair:released");
+        assertThat(fair.name()).isEqualTo("report:daily");
+    }
+
     @Test
     void numbersAreTheirDecimalForm() {
         for (long value : new long[] {0, 1, 9, 10, 255, 256, 1000, 30_000, -1, Long.MAX_VALUE, Long.MIN_VALUE}) {
