@@ -83,7 +83,9 @@ public interface ReentrantDistributedLock extends Lock {
 
     /**
      * One attempt, no waiting; on success the watchdog keeps the lock alive. Ignores interrupts, as
-     * {@link Lock#tryLock()} does, and keeps the interrupt status.
+     * {@link Lock#tryLock()} does, and keeps the interrupt status. A lock just freed while other clients
+     * waited is kept for the first of them for a moment (at most 50 ms; see the README's "Clients take
+     * turns"), and this returns {@code false} meanwhile.
      */
     @Override
     boolean tryLock();

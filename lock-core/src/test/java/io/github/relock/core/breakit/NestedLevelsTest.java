@@ -394,8 +394,8 @@ class NestedLevelsTest {
                 try {
                     lock.unlock();
                 }
-                catch (LockLostException ex) {
-                    // the outer 300 ms may have run out
+                catch (LockLostException | IllegalMonitorStateException ex) {
+                    // the outer 300 ms may have run out; on a loaded machine so long ago that the client forgot it
                 }
             }
         }
