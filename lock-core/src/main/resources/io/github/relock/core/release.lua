@@ -42,8 +42,8 @@ end
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
 if KEYS[3] then
   -- a fair lock tells its next waiter by name: only that one may take it
-  redis.call('publish', ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
+  announce(ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
 else
-  redis.call('publish', ARGV[4], ARGV[1])
+  announce(ARGV[4], ARGV[1])
 end
 return 0

@@ -31,7 +31,7 @@ local free = ARGV[6] == '2' or (ARGV[6] == '1' and redis.call('pubsub', 'numsub'
 if free then
   redis.call('del', KEYS[1])
   redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[7])
-  redis.call('publish', ARGV[5], ARGV[1])
+  announce(ARGV[5], ARGV[1])
   return 0
 end
 -- in before out: the hash never vanishes midway (in a migrating Cluster slot it would stop being local),

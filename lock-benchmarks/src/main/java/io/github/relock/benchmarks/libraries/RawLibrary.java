@@ -75,9 +75,10 @@ public final class RawLibrary implements LockLibrary {
         RedisClient client = RedisClient.create(RedisURI.create(target.host(), target.port()));
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
-        // lock-core prepends fence.lua to the scripts that read the fencing counter, and so does this
+        // lock-core prepends fence.lua to the scripts that read the fencing counter, and announce.lua to those
+        // that announce a release (standalone: PUBLISH), and so does this
         String acquireSha = await(redis.scriptLoad(script("fence.lua") + script("acquire.lua")));
-        String releaseSha = await(redis.scriptLoad(script("fence.lua") + script("release.lua")));
+        String releaseSha = await(redis.scriptLoad(script("announce.lua") + script("fence.lua") + script("release.lua")));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override

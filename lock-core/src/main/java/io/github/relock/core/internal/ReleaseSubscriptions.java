@@ -19,12 +19,14 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public final class ReleaseSubscriptions implements PubSubConnection.Events, AutoCloseable {
 
-    private final PubSubConnection connection;
+    private final ReleaseChannels connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
-        this.connection = new PubSubConnection(factory, anchorChannel, this);
+        this.connection = ShardedPubSubConnection.isCluster(factory)
+                ? new ShardedPubSubConnection(factory, anchorChannel, this)
+                : new PubSubConnection(factory, anchorChannel, this);
     }
 
     /**
