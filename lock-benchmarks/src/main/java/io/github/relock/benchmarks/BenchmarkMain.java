@@ -19,11 +19,14 @@ import io.github.relock.benchmarks.libraries.RedisTarget;
 import io.github.relock.benchmarks.libraries.RedissonLibrary;
 import io.github.relock.benchmarks.libraries.RelockLibrary;
 import io.github.relock.benchmarks.libraries.SpringIntegrationLibrary;
+import io.github.relock.benchmarks.redis.NodeCounters;
 import io.github.relock.benchmarks.redis.RedisAdmin;
+import io.github.relock.benchmarks.report.ClusterResult;
 import io.github.relock.benchmarks.report.Charts;
 import io.github.relock.benchmarks.report.Environment;
 import io.github.relock.benchmarks.report.LeftoverResult;
 import io.github.relock.benchmarks.report.Report;
+import io.github.relock.benchmarks.workloads.ClusterLoad;
 import io.github.relock.benchmarks.workloads.Contended;
 import io.github.relock.benchmarks.workloads.Leftovers;
 import io.github.relock.benchmarks.workloads.Measurement;
@@ -33,6 +36,7 @@ import io.github.relock.benchmarks.workloads.RunContext;
 import io.github.relock.benchmarks.workloads.Uncontended;
 import io.github.relock.benchmarks.workloads.WatchdogLoad;
 import io.github.relock.benchmarks.workloads.Workload;
+import io.github.relock.test.RedisClusterSetup;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -161,12 +165,74 @@ public final class BenchmarkMain {
                     report.add(load.run(library, context));
                 }
             }
+            if (options.workloads().contains("scale") || options.workloads().contains("S4")) {
+                cluster(libraries, options, context, server, report);
+            }
             if (options.workloads().contains("annotation")) {
                 progress("annotation overhead");
                 io.github.relock.benchmarks.annotation.AnnotationOverhead.run(context, report);
             }
         }
         return report;
+    }
+
+    /**
+     * S4 (issue 13, item 3): W2 and W3 on the harness's standalone server, then on a 3-primary cluster of
+     * redis-server processes (lock-test-support's {@link RedisClusterSetup}), counted the same way; then renewal
+     * rounds on the cluster. Libraries that cannot be pointed at a cluster are skipped, with the reason.
+     */
+    private static void cluster(List<LockLibrary> libraries, Options options, RunContext context, RedisServer server,
+            Report report) {
+        List<LockLibrary> able = libraries.stream().filter(LockLibrary::supportsCluster).toList();
+        libraries.stream().filter(l -> !l.supportsCluster()).forEach(l -> report.describe("S4: " + l.id()
+                + " skipped: the harness connects it to one server only"));
+        if (able.isEmpty()) {
+            return;
+        }
+        progress("S4 starting a 3-primary cluster");
+        try (RedisClusterSetup setup = RedisClusterSetup.start();
+                NodeCounters standaloneNode = new NodeCounters(context.target(), server.pid(), false)) {
+            List<RedisServer> primaries = setup.nodes();
+            List<NodeCounters> nodes = new ArrayList<>();
+            try {
+                for (RedisServer node : primaries) {
+                    nodes.add(new NodeCounters(new RedisTarget(node.host(), node.port()), node.pid(), true));
+                }
+                report.describe("S4: W2 (" + options.threads() + " threads, own keys) and W3 (" + options.clients()
+                        + " clients x " + options.clientThreads() + " threads, one key) on the standalone server and on "
+                        + "a cluster of " + primaries.size() + " primaries, no replicas, Redis " + primaries.get(0).version()
+                        + " on 127.0.0.1; one run each: " + options.warmup().toMillis() + " ms warm-up, "
+                        + options.duration().toMillis() + " ms measured, " + options.countDuration().toMillis()
+                        + " ms MONITOR pass on every node. Bus bytes: rchar of /proc/PID/io minus INFO "
+                        + "total_net_input_bytes (client bytes), less a 1 s idle baseline; bus msgs: CLUSTER INFO "
+                        + "cluster_stats_messages_publish(shard)_received; both per PUBLISH+SPUBLISH call");
+                ClusterLoad load = new ClusterLoad(options);
+                ClusterLoad.Topology standalone = new ClusterLoad.Topology("standalone", context.target(),
+                        List.of(standaloneNode));
+                ClusterLoad.Topology cluster = new ClusterLoad.Topology("cluster 3 primaries", RedisTarget.cluster(
+                        primaries.stream().map(n -> n.host() + ":" + n.port()).toList()), nodes);
+                for (LockLibrary library : able) {
+                    for (String workload : List.of("W2", "W3")) {
+                        for (ClusterLoad.Topology topology : List.of(standalone, cluster)) {
+                            progress(library.id() + " S4 " + workload + " " + topology.name());
+                            try {
+                                report.add(load.run(library, workload, topology));
+                            }
+                            catch (RuntimeException ex) {
+                                System.err.println(library.id() + " S4 " + workload + " failed: " + ex);
+                                ex.printStackTrace(System.err);
+                                report.add(ClusterResult.failed(library.id(), workload, topology.name(), "failed: " + ex));
+                            }
+                        }
+                    }
+                    progress(library.id() + " S4 renewal");
+                    load.renewals(library, cluster).forEach(report::add);
+                }
+            }
+            finally {
+                nodes.forEach(NodeCounters::close);
+            }
+        }
     }
 
     /** With W2: what each library leaves in Redis per lock name once its locks are released (issue 13). */

@@ -39,8 +39,9 @@ import org.jspecify.annotations.Nullable;
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here, and its charts beside it
  *
- * <p>Workload {@code scale} (not run by default) runs S1, S2 and S3 of issue 13; {@code S2} alone runs only
- * S2, the many-waiters run (well under 2 minutes per library), e.g. {@code --libs=relock,redisson --workloads=S2}.
+ * <p>Workload {@code scale} (not run by default) runs S1, S2, S3 and S4 of issue 13; {@code S2} alone runs only
+ * S2, the many-waiters run (well under 2 minutes per library), e.g. {@code --libs=relock,redisson --workloads=S2};
+ * {@code S4} alone runs only the Redis Cluster comparison, e.g. {@code --libs=relock,redisson --workloads=S4}.
  */
 public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
@@ -52,11 +53,12 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "annotation");
     /**
-     * Also known, not run by default: {@code scale} (S1, S2, S3 of issue 13; about 6 minutes for two libraries) and
-     * {@code S2} (only the many-waiters part of it).
+     * Also known, not run by default: {@code scale} (S1, S2, S3 and S4 of issue 13; about 8 minutes for two
+     * libraries), {@code S2} (only the many-waiters part of it) and {@code S4} (only the Redis Cluster part, about
+     * 1.5 minutes for relock and Redisson).
      */
     public static final List<String> KNOWN_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
-            "annotation", "scale", "S2");
+            "annotation", "scale", "S2", "S4");
 
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
@@ -138,6 +140,9 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                                            (also known, not run by default: scale, S1 100,000 held
                                            locks, S2 many waiters and S3 1,000,000 keys, about 6 min
                                            for two libraries; S2, only the many-waiters part)
+                                           (S4, not run by default: W2 and W3 standalone and on a
+                                           3-primary cluster, pub/sub bytes per release, renewal
+                                           per slot; relock and redisson, about 1.5 min)
                   --watchdog-locks=1000    locks held in the watchdog workload
                   --watchdog-duration=10s  how long they are held while renewals are counted
                   --watchdog-timeout=3s    watchdog timeout, the same for every library

@@ -13,7 +13,7 @@
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked).
--- (fence.lua, turns.lua and line.lua are prepended)
+-- (announce.lua, fence.lua, turns.lua and line.lua are prepended)
 local expected = tonumber(ARGV[3])
 local lease = tonumber(ARGV[2])
 -- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
@@ -127,6 +127,6 @@ if queue then
   else
     redis.call('set', KEYS[3], rest, 'px', lease + tonumber(ARGV[6]))
   end
-  redis.call('publish', ARGV[7], '-' .. queue)
+  announce(ARGV[7], '-' .. queue)
 end
 return {1, token}

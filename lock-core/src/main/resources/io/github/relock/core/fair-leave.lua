@@ -5,7 +5,7 @@ line_leave(KEYS[3], KEYS[4], ARGV[1])
 if redis.call('exists', KEYS[1]) == 0 then
   local head = line_head(KEYS[3], KEYS[4], line_now())
   if head then
-    redis.call('publish', ARGV[2], head)
+    announce(ARGV[2], head)
   end
 end
 return 0

@@ -16,5 +16,5 @@ if current then
   local bumped = string.format('%d', tonumber(current) + 1)
   redis.call('set', KEYS[2], bumped .. ':' .. bumped .. ':0', 'keepttl')
 end
-redis.call('publish', ARGV[1], '')
+announce(ARGV[1], '')
 return 1

@@ -51,12 +51,12 @@ end
 redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[5])
 if fair then
   -- a fair lock tells its next waiter by name: only that one may take it
-  redis.call('publish', ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
+  announce(ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
 else
   if queue then
     turn_announce(KEYS[3], queue, ARGV[4], ARGV[6])
   else
-    redis.call('publish', ARGV[4], ARGV[1])
+    announce(ARGV[4], ARGV[1])
   end
 end
 return 0

@@ -5,6 +5,6 @@
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
-redis.call('publish', ARGV[2], '')
-redis.call('publish', ARGV[1], '')
+announce(ARGV[2], '')
+announce(ARGV[1], '')
 return 1

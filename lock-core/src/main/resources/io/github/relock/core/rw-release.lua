@@ -41,9 +41,9 @@ if expected > 0 then
 end
 local writer = string.sub(field, -2) == ':w'
 if writer then
-  redis.call('publish', ARGV[5], field) -- every waiting reader may go now
+  announce(ARGV[5], field) -- every waiting reader may go now
 end
 if state.readers + (state.writer and 1 or 0) == 1 then
-  redis.call('publish', ARGV[4], field) -- the last hold out: one waiting writer may go
+  announce(ARGV[4], field) -- the last hold out: one waiting writer may go
 end
 return expected > 0 and 0 or 1

@@ -2,6 +2,6 @@
 -- KEYS[1] lock hash   ARGV[1] the waiter's field   ARGV[2] the channel of those it held back (a writer: the
 -- readers'; a reader: the writers')
 if redis.call('hdel', KEYS[1], ARGV[1] .. ':i') == 1 then
-  redis.call('publish', ARGV[2], ARGV[1])
+  announce(ARGV[2], ARGV[1])
 end
 return 0

@@ -37,7 +37,7 @@ if free then
   if queue then
     turn_announce(KEYS[3], queue, ARGV[5], ARGV[8])
   else
-    redis.call('publish', ARGV[5], ARGV[1])
+    announce(ARGV[5], ARGV[1])
   end
   return 0
 end

@@ -1,4 +1,5 @@
--- Prepended to acquire.lua, release.lua and transfer.lua: the turns of a plain lock's waiting clients.
+-- Prepended to acquire.lua, release.lua and transfer.lua (after announce.lua): the turns of a plain lock's
+-- waiting clients.
 -- KEYS[3] holds the clients that wait for the lock while another client has it, in the order they found it
 -- busy: each client's id followed by ':' (a client id holds no ':', and an owner id starts with one). The
 -- last release keeps a freed lock a moment for the first of them and names it, so that only that client
@@ -18,5 +19,5 @@ end
 -- and every client looks again); the announcement names the line, first to last.
 local function turn_announce(key, queue, channel, keep)
   redis.call('pexpire', key, keep)
-  redis.call('publish', channel, '+' .. queue)
+  announce(channel, '+' .. queue)
 end

@@ -54,6 +54,16 @@ public interface LockLibrary {
         return false;
     }
 
+    /** Whether {@link #connect} can be pointed at a Redis Cluster ({@link RedisTarget#isCluster()}); S4 runs only those. */
+    default boolean supportsCluster() {
+        return false;
+    }
+
+    /** The Redis key of lock {@code name}, for its Cluster slot (S4); null if not known. */
+    default @Nullable String lockKey(String name) {
+        return null;
+    }
+
     /** A client of one library: thread-safe, hands out lock handles. */
     interface LockClient extends AutoCloseable {
 

@@ -75,9 +75,12 @@ public final class RawLibrary implements LockLibrary {
         RedisClient client = RedisClient.create(RedisURI.create(target.host(), target.port()));
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
-        // lock-core prepends fence.lua to the scripts that read the fencing counter, and so does this
-        String acquireSha = await(redis.scriptLoad(script("fence.lua") + script("turns.lua") + script("acquire.lua")));
-        String releaseSha = await(redis.scriptLoad(script("fence.lua") + script("turns.lua") + script("release.lua")));
+        // lock-core prepends announce.lua to the scripts that announce a release (standalone: PUBLISH), then
+        // fence.lua and turns.lua, and so does this
+        String acquireSha = await(redis.scriptLoad(script("announce.lua") + script("fence.lua") + script("turns.lua")
+                + script("acquire.lua")));
+        String releaseSha = await(redis.scriptLoad(script("announce.lua") + script("fence.lua") + script("turns.lua")
+                + script("release.lua")));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override

@@ -42,11 +42,27 @@ public final class RedissonLibrary implements LockLibrary {
     }
 
     @Override
+    public boolean supportsCluster() {
+        return true;
+    }
+
+    @Override
+    public String lockKey(String name) {
+        return "bench:redisson:" + name;
+    }
+
+    @Override
     public LockClient connect(RedisTarget target, @Nullable Duration watchdogTimeout) {
         Config config = new Config();
         // Redisson pings every pooled connection every 30 s by default; that traffic has nothing to do with
         // locking and would only blur the command counts, so it is off (Lettuce sends none either)
-        config.useSingleServer().setAddress(target.uri()).setPingConnectionInterval(0);
+        if (target.isCluster()) {
+            config.useClusterServers().addNodeAddress(target.clusterNodes().stream().map(n -> "redis://" + n)
+                    .toArray(String[]::new)).setPingConnectionInterval(0);
+        }
+        else {
+            config.useSingleServer().setAddress(target.uri()).setPingConnectionInterval(0);
+        }
         if (watchdogTimeout != null) {
             config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
         }

@@ -4,12 +4,16 @@ import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
 /** relock as a user would set it up: one Lettuce connection factory with its defaults, one client. */
 public final class RelockLibrary implements LockLibrary {
@@ -39,6 +43,16 @@ public final class RelockLibrary implements LockLibrary {
     @Override
     public boolean hasAsyncLocks() {
         return true;
+    }
+
+    @Override
+    public boolean supportsCluster() {
+        return true;
+    }
+
+    @Override
+    public String lockKey(String name) {
+        return "bench:relock:{" + name + "}";
     }
 
     @Override
@@ -96,10 +110,18 @@ public final class RelockLibrary implements LockLibrary {
         };
     }
 
-    /** A factory with Spring Data's defaults (one shared, multiplexed native connection). */
+    /**
+     * A factory with Spring Data's defaults (one shared, multiplexed native connection); on a cluster, with
+     * adaptive topology refresh, as Spring Boot configures it.
+     */
     static LettuceConnectionFactory startedFactory(RedisTarget target) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(target.host(), target.port()));
+        LettuceConnectionFactory factory = target.isCluster()
+                ? new LettuceConnectionFactory(new RedisClusterConfiguration(target.clusterNodes()),
+                        LettuceClientConfiguration.builder().clientOptions(ClusterClientOptions.builder()
+                                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                                        .enableAllAdaptiveRefreshTriggers().build())
+                                .build()).build())
+                : new LettuceConnectionFactory(new RedisStandaloneConfiguration(target.host(), target.port()));
         factory.afterPropertiesSet();
         factory.start();
         return factory;

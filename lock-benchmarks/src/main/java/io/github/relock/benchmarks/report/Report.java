@@ -18,6 +18,8 @@ public final class Report {
     private final List<WatchdogResult> watchdog = new ArrayList<>();
     private final List<CallersResult> callers = new ArrayList<>();
     private final List<ScaleResult> scale = new ArrayList<>();
+    private final List<ClusterResult> cluster = new ArrayList<>();
+    private final List<RenewalResult> renewals = new ArrayList<>();
     private final List<WaitersResult> waiters = new ArrayList<>();
     private final List<LeftoverResult> leftovers = new ArrayList<>();
     private final List<AnnotationResult> annotation = new ArrayList<>();
@@ -46,6 +48,22 @@ public final class Report {
 
     public void add(ScaleResult result) {
         scale.add(result);
+    }
+
+    public void add(ClusterResult result) {
+        cluster.add(result);
+    }
+
+    public List<ClusterResult> clusterResults() {
+        return List.copyOf(cluster);
+    }
+
+    public void add(RenewalResult result) {
+        renewals.add(result);
+    }
+
+    public List<RenewalResult> renewalResults() {
+        return List.copyOf(renewals);
     }
 
     public void add(WaitersResult result) {
@@ -132,6 +150,7 @@ public final class Report {
         LockKindsTable.render(results, skipped, out);
         CallersTable.render(callers, out);
         ScaleTable.render(scale, out);
+        ClusterTable.render(cluster, renewals, out);
         WaitersTable.render(waiters, out);
         LeftoverTable.render(leftovers, out);
         if (!watchdog.isEmpty()) {

@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -16,39 +17,41 @@ import org.springframework.data.redis.core.script.RedisScript;
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
  * counter get {@code fence.lua} prepended, the one place that knows the counter's format; those that use a
- * fair lock's waiting line get {@code line.lua}, and a plain lock's turns {@code turns.lua}; the read-write lock's scripts get {@code rw-state.lua}, the
- * one place that knows its hash's layout.
+ * fair lock's waiting line get {@code line.lua}, and a plain lock's turns {@code turns.lua}; the read-write lock's
+ * scripts get {@code rw-state.lua}, the one place that knows its hash's layout. Scripts that announce a release
+ * get {@code announce.lua} (PUBLISH), and a twin for Redis Cluster connections ({@link #onCluster()}) gets
+ * {@code announce-sharded.lua} (SPUBLISH).
  */
 public final class LuaScript<T> implements RedisScript<T> {
 
     /** Take or re-enter a lock (a fair one through its line); see {@code acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static final LuaScript<List<Object>> ACQUIRE = new LuaScript<>("acquire.lua", (Class) List.class,
+    public static final LuaScript<List<Object>> ACQUIRE = announcing("acquire.lua", (Class) List.class,
             "fence.lua", "turns.lua", "line.lua");
     /** Give back one hold; see {@code release.lua}. */
-    public static final LuaScript<Long> RELEASE = new LuaScript<>("release.lua", Long.class, "fence.lua", "turns.lua",
+    public static final LuaScript<Long> RELEASE = announcing("release.lua", Long.class, "fence.lua", "turns.lua",
             "line.lua");
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
     /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
-    public static final LuaScript<Long> TRANSFER = new LuaScript<>("transfer.lua", Long.class, "fence.lua", "turns.lua");
+    public static final LuaScript<Long> TRANSFER = announcing("transfer.lua", Long.class, "fence.lua", "turns.lua");
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
-    public static final LuaScript<Long> FORCE_UNLOCK = new LuaScript<>("force-unlock.lua", Long.class, "fence.lua");
+    public static final LuaScript<Long> FORCE_UNLOCK = announcing("force-unlock.lua", Long.class, "fence.lua");
     /** A waiter of a fair lock leaves its line; see {@code fair-leave.lua}. */
-    public static final LuaScript<Long> FAIR_LEAVE = new LuaScript<>("fair-leave.lua", Long.class, "line.lua");
+    public static final LuaScript<Long> FAIR_LEAVE = announcing("fair-leave.lua", Long.class, "line.lua");
     /** Take or re-enter a side of a read-write lock; see {@code rw-acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RW_ACQUIRE = new LuaScript<>("rw-acquire.lua", (Class) List.class,
             "rw-state.lua");
     /** Give back one hold of a read-write lock; see {@code rw-release.lua}. */
-    public static final LuaScript<Long> RW_RELEASE = new LuaScript<>("rw-release.lua", Long.class, "rw-state.lua");
+    public static final LuaScript<Long> RW_RELEASE = announcing("rw-release.lua", Long.class, "rw-state.lua");
     /** A writer stops waiting; see {@code rw-withdraw.lua}. */
-    public static final LuaScript<Long> RW_WITHDRAW = new LuaScript<>("rw-withdraw.lua", Long.class);
+    public static final LuaScript<Long> RW_WITHDRAW = announcing("rw-withdraw.lua", Long.class);
     /** What a read-write lock's hash says of its live holds; see {@code rw-holds.lua}. */
     public static final LuaScript<Long> RW_HOLDS = new LuaScript<>("rw-holds.lua", Long.class);
     /** End every hold of a read-write lock; see {@code rw-force-unlock.lua}. */
-    public static final LuaScript<Long> RW_FORCE_UNLOCK = new LuaScript<>("rw-force-unlock.lua", Long.class);
+    public static final LuaScript<Long> RW_FORCE_UNLOCK = announcing("rw-force-unlock.lua", Long.class);
 
     private static final String RESOURCES = "/io/github/relock/core/";
 
@@ -59,9 +62,29 @@ public final class LuaScript<T> implements RedisScript<T> {
     private final Class<T> resultType;
     /** Derived once: {@code ReturnType.fromJavaType} walks type checks on every call. */
     private final ReturnType returnType;
+    /** The same script announcing with SPUBLISH, for a Redis Cluster; this one if it announces nothing. */
+    private final LuaScript<T> sharded;
 
-    /** @param preludes scripts of shared functions to prepend, in order */
+    /** A script that announces releases: {@code announce.lua} first, and a twin with {@code announce-sharded.lua}. */
+    private static <T> LuaScript<T> announcing(String resource, Class<T> resultType, String... preludes) {
+        String[] classic = new String[preludes.length + 1];
+        String[] sharded = new String[preludes.length + 1];
+        classic[0] = "announce.lua";
+        sharded[0] = "announce-sharded.lua";
+        System.arraycopy(preludes, 0, classic, 1, preludes.length);
+        System.arraycopy(preludes, 0, sharded, 1, preludes.length);
+        return new LuaScript<>(resource, resultType, new LuaScript<>(resource, resultType, null, sharded), classic);
+    }
+
     private LuaScript(String resource, Class<T> resultType, String... preludes) {
+        this(resource, resultType, null, preludes);
+    }
+
+    /**
+     * @param sharded  its twin for a Redis Cluster; null: this one
+     * @param preludes scripts of shared functions to prepend, in order
+     */
+    private LuaScript(String resource, Class<T> resultType, @Nullable LuaScript<T> sharded, String... preludes) {
         this.name = resource;
         StringBuilder text = new StringBuilder();
         for (String prelude : preludes) {
@@ -72,6 +95,12 @@ public final class LuaScript<T> implements RedisScript<T> {
         this.sha1 = sha1(sourceBytes);
         this.resultType = resultType;
         this.returnType = ReturnType.fromJavaType(resultType);
+        this.sharded = sharded == null ? this : sharded;
+    }
+
+    /** The variant for a Redis Cluster: announces with SPUBLISH, so only the lock's shard carries the message. */
+    public LuaScript<T> onCluster() {
+        return sharded;
     }
 
     public String name() {

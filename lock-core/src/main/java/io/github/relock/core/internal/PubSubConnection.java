@@ -25,7 +25,7 @@ import io.github.relock.core.UnsupportedRedisDriverException;
  * after a reconnect, and a second confirmation of the anchor means releases announced meanwhile may have
  * been missed. Subscribing is safe to repeat, so an interrupt never cuts it short.
  */
-final class PubSubConnection implements MessageListener, SubscriptionListener {
+final class PubSubConnection implements ReleaseChannels, MessageListener, SubscriptionListener {
 
     private static final Logger log = LoggerFactory.getLogger(PubSubConnection.class);
 
@@ -61,7 +61,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
      * Opens the connection if there is none and says which one is in use (1 for the first): a channel
      * subscribed on another one is no longer subscribed.
      */
-    long open() {
+    @Override
+    public long open() {
         Interrupts.uninterruptibly(this::subscription);
         return generation;
     }
@@ -72,7 +73,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
      * @return the generation it is subscribed on
      * @throws DataAccessException if Redis did not confirm it
      */
-    long subscribe(String channel) {
+    @Override
+    public long subscribe(String channel) {
         Subscription subscription = Interrupts.uninterruptibly(this::subscription);
         long on = generation;
         try {
@@ -88,7 +90,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
         return on;
     }
 
-    void unsubscribe(String channel) {
+    @Override
+    public void unsubscribe(String channel) {
         RedisConnection current = connection;
         Subscription subscription = current == null ? null : current.getSubscription();
         if (closed || subscription == null) {
@@ -179,7 +182,8 @@ final class PubSubConnection implements MessageListener, SubscriptionListener {
         }
     }
 
-    void close() {
+    @Override
+    public void close() {
         closed = true;
         opening.lock();
         try {

@@ -24,7 +24,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** After a release kept for another client: its turn has lapsed by then if it never came (see acquire.lua). */
     static final long OTHERS_TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(LockCommands.TURN_MILLIS + 2);
 
-    private final PubSubConnection connection;
+    private final ReleaseChannels connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
     /** This client's id and a colon, as its owner ids and turns begin; empty: turns are not told apart. */
     private final String ownClient;
@@ -42,7 +42,9 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
             @Nullable AsyncRunner timers) {
-        this.connection = new PubSubConnection(factory, anchorChannel, this);
+        this.connection = ShardedPubSubConnection.isCluster(factory)
+                ? new ShardedPubSubConnection(factory, anchorChannel, this)
+                : new PubSubConnection(factory, anchorChannel, this);
         this.ownClient = clientId.isEmpty() ? "" : clientId + ":";
         this.timers = timers;
     }

@@ -9,6 +9,7 @@ import org.springframework.data.redis.connection.PoolException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceClusterConnection;
 
 import io.github.relock.core.UnsupportedRedisDriverException;
 
@@ -104,8 +105,10 @@ final class ScriptRunner {
         }
     }
 
-    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> script, int numKeys,
+    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> given, int numKeys,
             byte[]... keysAndArgs) {
+        // Lettuce on a cluster: announced in the lock's shard only, where ShardedPubSubConnection listens
+        LuaScript<T> script = connection instanceof LettuceClusterConnection ? given.onCluster() : given;
         try {
             return connection.scriptingCommands().evalSha(script.getSha1(), script.returnType(), numKeys, keysAndArgs);
         }

@@ -81,9 +81,10 @@ public final class BrokenScripts {
                     "local expected = tonumber(ARGV[3])\n",
                     "do return tonumber(ARGV[3]) end -- BROKEN: reports the holds unchanged, never gives one back\n"
                             + "local expected = tonumber(ARGV[3])\n"));
-            case RELEASE_SILENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
-                    "redis.call('publish', ARGV[4],", // BROKEN: announced where nobody listens
-                    "redis.call('publish', ARGV[4] .. ':nobody',"));
+            case RELEASE_SILENT -> swap(LuaScript.RELEASE, replace(replace(LuaScript.RELEASE,
+                    "announce(ARGV[4],", // BROKEN: announced where nobody listens, turns too
+                    "announce(ARGV[4] .. ':nobody',"),
+                    "turn_announce(KEYS[3], queue, ARGV[4],", "turn_announce(KEYS[3], queue, ARGV[4] .. ':nobody',"));
             case RELEASE_NO_OWNER_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     "local expected = tonumber(ARGV[3])\n",
                     "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"
@@ -121,9 +122,12 @@ public final class BrokenScripts {
     }
 
     private static String replace(LuaScript<?> script, String target, String replacement) {
-        String source = script.getScriptAsString();
+        return replace(script.getScriptAsString(), target, replacement);
+    }
+
+    private static String replace(String source, String target, String replacement) {
         if (!source.contains(target)) {
-            throw new IllegalStateException(script.name() + " changed: cannot find the text to break:\n" + target);
+            throw new IllegalStateException("The script changed: cannot find the text to break:\n" + target);
         }
         return source.replace(target, replacement);
     }
