@@ -32,7 +32,7 @@ final class FairKind implements LockKind {
     @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
             boolean lengthensLease, boolean willWait) {
-        return commands.runner().run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 4, keys.lockBytes(),
+        return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.ACQUIRE, 4, keys.lockBytes(),
                 keys.fenceBytes(), line, places, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 commands.fenceRetention(), willWait ? PLACE : NO_PLACE)));
     }
@@ -40,14 +40,14 @@ final class FairKind implements LockKind {
     @Override
     public long release(LockCommands commands, Hold hold, int holdsBefore) {
         LockKeys keys = hold.keys();
-        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RELEASE, 4, keys.lockBytes(),
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RELEASE, 4, keys.lockBytes(),
                 keys.fenceBytes(), line, places, hold.ownerBytes(), hold.tokenBytes(), Encoding.bytes(holdsBefore),
                 keys.channelBytes(), commands.fenceRetention()));
     }
 
     @Override
     public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
-        commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(),
+        commands.runner().run(c -> commands.runner().eval(c, LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(),
                 line, places, field, keys.channelBytes()));
     }
 

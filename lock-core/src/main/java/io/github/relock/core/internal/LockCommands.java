@@ -96,7 +96,7 @@ public final class LockCommands {
             return runner.run(c -> policy.acquire(c, keys, args, token -> releaseArgs(keys, ownerId,
                     Encoding.bytes(token), holdsBefore + 1)));
         }
-        return runner.run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.ACQUIRE, 3, args)));
+        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, 3, args)));
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
@@ -107,7 +107,7 @@ public final class LockCommands {
     /** {@link #release(LockKeys, String, long, int)} with the owner id and token already encoded. */
     public long release(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
         byte[][] args = releaseArgs(keys, ownerId, fencingToken, holdsBefore);
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.RELEASE, 3, args));
+        return runner.run(c -> runner.eval(c, LuaScript.RELEASE, 3, args));
     }
 
     private byte[][] releaseArgs(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
@@ -125,20 +125,20 @@ public final class LockCommands {
     public long transfer(LockKeys keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
             boolean othersFirst) {
         int mode = othersFirst ? (Boolean.FALSE.equals(runner.cluster()) ? 1 : 2) : 0;
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
+        return runner.run(c -> runner.eval(c, LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
                 Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN));
     }
 
     public boolean forceUnlock(LockKeys keys) {
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+        return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), keys.channelBytes())) == 1L;
     }
 
     /** Ends this very hold, whatever its count, as a loss (its token goes stale); false if it was gone already. */
     public boolean forceRelease(Hold hold) {
         LockKeys keys = hold.keys();
-        return runner.run(c -> ScriptRunner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+        return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), keys.channelBytes(), hold.ownerBytes(), hold.tokenBytes())) == 1L;
     }
 
@@ -177,7 +177,7 @@ public final class LockCommands {
         ReplicaAcknowledgement.Renewal reply = policy != null
                 ? runner.run(c -> policy.renew(c, holds.size(), keysAndArgs))
                 : new ReplicaAcknowledgement.Renewal(
-                        runner.run(c -> ScriptRunner.eval(c, LuaScript.RENEW, holds.size(), keysAndArgs)), true);
+                        runner.run(c -> runner.eval(c, LuaScript.RENEW, holds.size(), keysAndArgs)), true);
         List<Boolean> renewed = new ArrayList<>(reply.flags().size());
         for (Object flag : reply.flags()) {
             renewed.add(Encoding.asLong(flag) == 1L);

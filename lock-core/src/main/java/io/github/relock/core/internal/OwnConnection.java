@@ -70,7 +70,7 @@ final class OwnConnection {
 
         @Override
         public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-            return ScriptRunner.eval(connection, script, numKeys, keysAndArgs);
+            return ScriptRunner.evalAnnounced(connection, script, numKeys, keysAndArgs);
         }
 
         @Override

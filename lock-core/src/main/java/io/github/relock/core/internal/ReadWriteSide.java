@@ -70,7 +70,7 @@ final class ReadWriteSide implements LockKind {
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
             boolean lengthensLease, boolean willWait) {
         byte[] claim = willWait ? CLAIM : NO_CLAIM;
-        return commands.runner().run(c -> AcquireReply.of(ScriptRunner.eval(c, LuaScript.RW_ACQUIRE, 2,
+        return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.RW_ACQUIRE, 2,
                 keys.lockBytes(), keys.fenceBytes(), field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 writer ? WRITE : READ, commands.fenceRetention(), claim)));
     }
@@ -86,7 +86,7 @@ final class ReadWriteSide implements LockKind {
     }
 
     private long release(LockCommands commands, Hold hold, byte[] holdsBefore) {
-        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_RELEASE, 2, hold.keys().lockBytes(), ended,
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 2, hold.keys().lockBytes(), ended,
                 hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel, readersChannel));
     }
 
@@ -107,13 +107,13 @@ final class ReadWriteSide implements LockKind {
 
     /** The hash as {@code rw-holds.lua} reads it: only holds whose own lease has not ended count. */
     private static long holds(LockCommands commands, LockKeys keys, String field, String question) {
-        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
                 Encoding.bytes(field), Encoding.bytes(question)));
     }
 
     @Override
     public boolean forceUnlock(LockCommands commands, LockKeys keys) {
-        return commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
                 writersChannel, readersChannel)) == 1L;
     }
 
@@ -139,7 +139,7 @@ final class ReadWriteSide implements LockKind {
     @Override
     public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
         // a writer held readers back, a reader held back writers that came after it
-        commands.runner().run(c -> ScriptRunner.eval(c, LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field,
+        commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field,
                 writer ? readersChannel : writersChannel));
     }
 

@@ -9,7 +9,6 @@ import org.springframework.data.redis.connection.PoolException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceClusterConnection;
 
 import io.github.relock.core.UnsupportedRedisDriverException;
 
@@ -25,11 +24,17 @@ final class ScriptRunner {
     static final long TRYAGAIN_PAUSE_MILLIS = 50;
 
     private final RedisConnectionFactory factory;
+    /**
+     * Whether releases are announced with SPUBLISH: decided as {@link ReleaseSubscriptions} decides where to
+     * listen (a cluster-aware Lettuce factory), so a factory that wraps one announces and listens classically.
+     */
+    private final boolean sharded;
     /** Whether the factory gives cluster connections; null until a connection has told. */
     private volatile @Nullable Boolean cluster;
 
     ScriptRunner(RedisConnectionFactory factory) {
         this.factory = factory;
+        this.sharded = ShardedPubSubConnection.isCluster(factory);
         try {
             // the one connection opened at build: it also shows what a wrapping factory's driver is
             query(connection -> {
@@ -92,7 +97,15 @@ final class ScriptRunner {
      * lock hits this for the whole migration): the script did not run, so it is sent again after a
      * pause, for up to {@value #TRYAGAIN_ATTEMPTS} x {@value #TRYAGAIN_PAUSE_MILLIS} ms.
      */
-    static <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+    <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        // on a cluster of a Lettuce factory, announced in the lock's shard only, where ShardedPubSubConnection listens
+        return evalAnnounced(connection, sharded && connection instanceof RedisClusterConnection ? script.onCluster()
+                : script, numKeys, keysAndArgs);
+    }
+
+    /** As {@link #eval}, announcing with the script as given (classic pub/sub). */
+    static <T> @Nullable T evalAnnounced(RedisConnection connection, LuaScript<T> script, int numKeys,
+            byte[]... keysAndArgs) {
         for (int attempt = 1; ; attempt++) {
             try {
                 return evalOnce(connection, script, numKeys, keysAndArgs);
@@ -105,10 +118,8 @@ final class ScriptRunner {
         }
     }
 
-    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> given, int numKeys,
+    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> script, int numKeys,
             byte[]... keysAndArgs) {
-        // Lettuce on a cluster: announced in the lock's shard only, where ShardedPubSubConnection listens
-        LuaScript<T> script = connection instanceof LettuceClusterConnection ? given.onCluster() : given;
         try {
             return connection.scriptingCommands().evalSha(script.getSha1(), script.returnType(), numKeys, keysAndArgs);
         }
