@@ -203,6 +203,48 @@ class TurnsTest {
     }
 
     @Test
+    void underContentionNoWaiterSleepsToItsLeaseTimer() throws Exception {
+        // 4 clients x 4 threads on one key, 30 s watchdog leases: a wake-up lost to the turns would show as a
+        // wait of about 30 s, so a wait of 10 s fails the test while the run stays bounded
+        List<RedisLockClient> contenders = List.of(newClient(), newClient(), newClient(), newClient());
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger acquisitions = new AtomicInteger();
+        List<Future<Long>> running = new ArrayList<>();
+        for (RedisLockClient contender : contenders) {
+            for (int t = 0; t < 4; t++) {
+                running.add(pool.submit(() -> {
+                    ReentrantDistributedLock lock = contender.getLock("contended");
+                    long longest = 0;
+                    while (System.nanoTime() < end) {
+                        long asked = System.nanoTime();
+                        if (!lock.tryLock(10, TimeUnit.SECONDS)) {
+                            return Long.MAX_VALUE;
+                        }
+                        longest = Math.max(longest, System.nanoTime() - asked);
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        acquisitions.incrementAndGet();
+                        inside.decrementAndGet();
+                        lock.unlock();
+                    }
+                    return longest;
+                }));
+            }
+        }
+        long longest = 0;
+        for (Future<Long> f : running) {
+            longest = Math.max(longest, f.get(30, TimeUnit.SECONDS));
+        }
+        System.out.println("turns under contention: " + acquisitions + " acquisitions, longest wait "
+                + (longest == Long.MAX_VALUE ? "timed out" : TimeUnit.NANOSECONDS.toMillis(longest) + " ms"));
+        assertThat(overlaps).hasValue(0);
+        assertThat(longest).as("no wait reached 10 s").isLessThan(TimeUnit.SECONDS.toNanos(10));
+    }
+
+    @Test
     void turnMessagesAreReadAsTheScriptsWriteThem() {
         String me = "me:";
         assertThat(TurnMessage.of("me:12", me)).isEqualTo(TurnMessage.OPEN);
