@@ -8,8 +8,9 @@
 -- A fair lock passes KEYS[3], KEYS[4] instead (its waiting line, see line.lua) and ARGV[5]: how long the
 -- caller's place in the line is kept (0: it will not wait, so it takes no place). It takes a free lock
 -- only at the head of the line, and a busy reply then says when to try again at the latest.
--- A client that takes the lock on its turn announces '-' and the line it was first in, so that a waiting
--- client that is not in it (it went while that client took its time) looks again and takes a turn.
+-- A client that takes the lock on its turn announces '-', the line it was first in and its lease, so that a
+-- waiting client that is not in it (it went while that client took its time) looks again and takes a turn,
+-- and the clients behind it in line look once that lease ends (it may end unreleased, announced by nobody).
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked).
@@ -127,6 +128,6 @@ if queue then
   else
     redis.call('set', KEYS[3], rest, 'px', lease + tonumber(ARGV[6]))
   end
-  announce(ARGV[7], '-' .. queue)
+  announce(ARGV[7], '-' .. queue .. ARGV[2])
 end
 return {1, token}

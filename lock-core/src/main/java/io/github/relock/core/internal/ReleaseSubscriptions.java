@@ -118,6 +118,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             if (--queue.members == 0) {
                 // unsubscribed before it leaves the map: a joiner waits for this lock, then starts a new queue
                 queue.retired = true;
+                queue.cancelLook();
                 connection.unsubscribe(queue.channel);
                 queues.remove(queue.channel, queue);
             }
@@ -166,26 +167,38 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             case OPEN -> queue.released(message);
             case MINE, NOT_IN_LINE -> queue.wakeOne();
             case IN_LINE -> {
-                // named in its turn
+                // named in its turn; behind another client's new hold, look once its lease ends: it may end
+                // unreleased, and what this client's waiters sleep on is the previous holder's lease
+                long lease = TurnMessage.takenLeaseMillis(message);
+                if (lease >= 0 && TurnMessage.behind(message, ownClient)) {
+                    lookAfter(queue, heard, saturatedNanos(lease) + OTHERS_TURN_NANOS);
+                }
             }
-            case OTHERS_TURN -> lookAfterOthersTurn(queue, heard);
+            case OTHERS_TURN -> lookAfter(queue, heard, OTHERS_TURN_NANOS);
         }
     }
 
-    /** One waiter looks once another client's turn has lapsed, unless an announcement came first. */
-    private void lookAfterOthersTurn(WaiterQueue queue, long heard) {
+    private static long saturatedNanos(long millis) {
+        return millis >= Long.MAX_VALUE / 2_000_000 ? Long.MAX_VALUE / 2 : TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /**
+     * One waiter looks after {@code nanos} (once another client's turn has lapsed, or its hold's lease has
+     * ended), unless an announcement came first.
+     */
+    private void lookAfter(WaiterQueue queue, long heard, long nanos) {
         AsyncRunner scheduler = timers;
         if (scheduler == null) {
             queue.wakeOne();
             return;
         }
         try {
-            scheduler.schedule(() -> {
+            queue.looking(scheduler.schedule(() -> {
                 if (queue.heardSince(heard)) {
                     return; // that client took it (or something else was announced): that woke whom it had to
                 }
                 queue.wakeOne();
-            }, OTHERS_TURN_NANOS);
+            }, nanos));
         }
         catch (RejectedExecutionException ex) {
             queue.wakeOne(); // closing: the waiter finds out at once

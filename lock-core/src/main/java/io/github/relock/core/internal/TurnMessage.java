@@ -3,8 +3,8 @@ package io.github.relock.core.internal;
 /**
  * What a plain lock's release announcement means for one client (see turns.lua): {@code +} and the line of
  * waiting clients (each id followed by {@code :}) says the freed lock is kept a moment for the first of
- * them; {@code -} and the line says its first client took the lock on its turn. Anything else (the
- * releaser's owner id, or nothing) is a release for whoever comes first.
+ * them; {@code -} and the line says its first client took the lock on its turn, followed by the lease it took
+ * it for, in ms. Anything else (the releaser's owner id, or nothing) is a release for whoever comes first.
  */
 enum TurnMessage {
     /** A release for whoever comes first: wake a waiter. */
@@ -20,7 +20,8 @@ enum TurnMessage {
 
     /** @param ownClient this client's id followed by {@code :}, as its owner ids begin */
     static TurnMessage of(String message, String ownClient) {
-        if (message.length() < 3 || message.charAt(message.length() - 1) != ':') {
+        int end = lineEnd(message);
+        if (end < 3 || message.charAt(end - 1) != ':') {
             return OPEN; // an owner id goes on after its client id's colon
         }
         char kind = message.charAt(0);
@@ -31,6 +32,41 @@ enum TurnMessage {
         if (kind == '+') {
             return first ? MINE : OTHERS_TURN;
         }
-        return first || message.contains(":" + ownClient) ? IN_LINE : NOT_IN_LINE;
+        String line = message.substring(0, end);
+        return first || line.contains(":" + ownClient) ? IN_LINE : NOT_IN_LINE;
+    }
+
+    /**
+     * For an {@link #IN_LINE} message: whether this client is behind the one that took its turn (rather than
+     * being that one). Its waiters then sleep on what an attempt before that turn said, the previous holder's
+     * lease, while the new hold may end unreleased much sooner: they must look once its lease has ended.
+     */
+    static boolean behind(String message, String ownClient) {
+        return !message.startsWith(ownClient, 1);
+    }
+
+    /** The lease a turn was taken for ({@code -} messages), in ms; -1 if the message tells none. */
+    static long takenLeaseMillis(String message) {
+        int end = lineEnd(message);
+        if (message.isEmpty() || message.charAt(0) != '-' || end == message.length()) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(message, end, message.length(), 10);
+        }
+        catch (NumberFormatException ex) {
+            return -1; // too long to be a lease
+        }
+    }
+
+    /** Where the line ends: a {@code -} message goes on with the lease's digits. */
+    private static int lineEnd(String message) {
+        int end = message.length();
+        if (!message.isEmpty() && message.charAt(0) == '-') {
+            while (end > 1 && message.charAt(end - 1) >= '0' && message.charAt(end - 1) <= '9') {
+                end--;
+            }
+        }
+        return end;
     }
 }

@@ -2,7 +2,9 @@ package io.github.relock.core.internal;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -32,6 +34,24 @@ final class WaiterQueue {
 
     /** Announcements received: a look scheduled after one of them is moot once another came. */
     private final AtomicLong heard = new AtomicLong();
+    /** The look scheduled after the last announcement that asked for one; an earlier one is moot. */
+    private final AtomicReference<Future<?>> look = new AtomicReference<>();
+
+    /** Keeps {@code scheduled} as the one pending look, cancelling the one before (moot since). */
+    void looking(Future<?> scheduled) {
+        Future<?> before = look.getAndSet(scheduled);
+        if (before != null) {
+            before.cancel(false);
+        }
+    }
+
+    /** The queue is retired: a pending look has nobody to wake. */
+    void cancelLook() {
+        Future<?> pending = look.getAndSet(null);
+        if (pending != null) {
+            pending.cancel(false);
+        }
+    }
 
     WakeUp wakeUp() {
         return wakeUp;
