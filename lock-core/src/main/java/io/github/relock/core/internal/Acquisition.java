@@ -123,6 +123,9 @@ final class Acquisition {
         if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
             return;
         }
+        if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
+            return; // another waiter of this client keeps its place
+        }
         try {
             Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
         }

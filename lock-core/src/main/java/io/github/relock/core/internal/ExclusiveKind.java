@@ -19,6 +19,18 @@ final class ExclusiveKind implements LockKind {
         return commands.release(hold.keys(), hold.ownerBytes(), hold.tokenBytes(), holdsBefore);
     }
 
+    /** The client leaves the lock's turns: a freed lock is no longer kept for it (see turn-leave.lua). */
+    @Override
+    public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
+        commands.leaveTurns(keys, field);
+    }
+
+    /** The turns are the client's, not one owner's: only its last waiter of the lock gives up its place. */
+    @Override
+    public boolean queuesPerClient() {
+        return true;
+    }
+
     @Override
     public boolean handsOff() {
         return true;

@@ -130,6 +130,12 @@ public final class LockCommands {
                 Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN));
     }
 
+    /** A client none of whose threads waits for {@code keys} any more leaves its turns (turn-leave.lua). */
+    public void leaveTurns(LockKeys keys, byte[] ownerId) {
+        runner.run(c -> runner.eval(c, LuaScript.TURN_LEAVE, 2, keys.lockBytes(), keys.turnBytes(), ownerId,
+                keys.channelBytes(), TURN));
+    }
+
     public boolean forceUnlock(LockKeys keys) {
         return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), keys.channelBytes())) == 1L;

@@ -66,6 +66,14 @@ interface LockKind {
     default void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
     }
 
+    /**
+     * Whether what waiting left ({@link #gaveUp}) belongs to the whole client rather than to one owner: it is then
+     * undone only when no thread of the client waits for the lock any more.
+     */
+    default boolean queuesPerClient() {
+        return false;
+    }
+
     /** Whether a last release may hand the lock straight to a local waiter (see {@link HandOff}). */
     boolean handsOff();
 

@@ -38,6 +38,8 @@ public final class LuaScript<T> implements RedisScript<T> {
     public static final LuaScript<Long> TRANSFER = announcing("transfer.lua", Long.class, "fence.lua", "turns.lua");
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
     public static final LuaScript<Long> FORCE_UNLOCK = announcing("force-unlock.lua", Long.class, "fence.lua");
+    /** A client whose last waiter gave up leaves a plain lock's turns; see {@code turn-leave.lua}. */
+    public static final LuaScript<Long> TURN_LEAVE = announcing("turn-leave.lua", Long.class, "turns.lua");
     /** A waiter of a fair lock leaves its line; see {@code fair-leave.lua}. */
     public static final LuaScript<Long> FAIR_LEAVE = announcing("fair-leave.lua", Long.class, "line.lua");
     /** Take or re-enter a side of a read-write lock; see {@code rw-acquire.lua}. */

@@ -210,6 +210,11 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         queues.values().forEach(WaiterQueue::wakeAll);
     }
 
+    /** Whether a local waiter waits on {@code channelName} right now. */
+    boolean waiting(String channelName) {
+        return queues.containsKey(channelName);
+    }
+
     /** Channels with local waiters right now. */
     public int activeChannels() {
         return queues.size();
