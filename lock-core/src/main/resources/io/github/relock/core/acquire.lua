@@ -69,8 +69,12 @@ if pttl ~= -2 then
   if not fair and keep > 0 and other and string.sub(other, 1, #client) ~= client then
     -- a client waits for another one's hold: it takes a turn (its own holds pass between its threads)
     local queue = redis.call('get', KEYS[3]) or ''
+    local keep_line = math.max(pttl, 0) + tonumber(ARGV[6])
     if not turn_queued(queue, client) then
-      redis.call('set', KEYS[3], queue .. client, 'px', math.max(pttl, 0) + tonumber(ARGV[6]))
+      redis.call('set', KEYS[3], queue .. client, 'px', keep_line)
+    elseif redis.call('pttl', KEYS[3]) < keep_line then
+      -- the holder's lease was renewed since the line was set: the line lasts as long, with its clients in it
+      redis.call('pexpire', KEYS[3], keep_line)
     end
   end
   return {0, pttl}
