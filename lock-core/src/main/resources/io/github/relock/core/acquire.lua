@@ -104,6 +104,10 @@ else
   queue = texts[2]
   if queue and turn_first(queue) ~= client then
     if not replaced then
+      if keep > 0 and not turn_queued(queue, client) then
+        -- in line now, so the announcement of the turn taken does not have to wake this client to join
+        redis.call('set', KEYS[3], queue .. client, 'keepttl')
+      end
       return {0, math.max(1, redis.call('pttl', KEYS[3]))} -- another client's turn: back when it lapses at the latest
     end
     queue = false -- the caller's own hold, replayed: it goes on as before, the line stays as it is
