@@ -45,7 +45,7 @@ public final class Hold {
     /** @param ownerBytes {@code ownerId} in UTF-8; kept, never modified */
     Hold(LockKeys keys, String ownerId, byte[] ownerBytes, @Nullable String ownerThread, long fencingToken,
             boolean watchdog, int count, long leaseMillis, long sentNanos) {
-        this.keys = keys;
+        this.keys = keys.slim(); // the handle's keys keep what its calls send; a hold needs only the lock key
         this.ownerId = ownerId;
         this.ownerBytes = ownerBytes;
         this.ownerThread = ownerThread;

@@ -28,6 +28,14 @@ public final class LockKeys {
     private final int tagStart;
     private final byte[] channelSuffix;
     private final LockKind kind;
+    /**
+     * The companion keys, built when a call first needs them and then kept by this handle's keys, which every
+     * call sends; a hold keeps a copy without them ({@link #slim()}), so that many held locks stay small.
+     */
+    private volatile byte @Nullable [] fenceBytes;
+    private volatile byte @Nullable [] channelBytes;
+    private volatile byte @Nullable [] turnBytes;
+    private volatile @Nullable String channel;
 
     /**
      * The keys {@code prefix{name}lockSuffix} (the hash), its {@code :fence} and its channel.
@@ -43,6 +51,20 @@ public final class LockKeys {
         this.name = hasSurrogate(name) ? name : null;
         this.channelSuffix = channelSuffix;
         this.kind = kind;
+    }
+
+    private LockKeys(LockKeys keys) {
+        this.lockBytes = keys.lockBytes;
+        this.tagStart = keys.tagStart;
+        this.name = keys.name;
+        this.channelSuffix = keys.channelSuffix;
+        this.kind = keys.kind;
+    }
+
+    /** The same keys without the companions built so far: what a hold keeps. */
+    LockKeys slim() {
+        return fenceBytes == null && channelBytes == null && turnBytes == null && channel == null ? this
+                : new LockKeys(this);
     }
 
     /**
@@ -101,7 +123,12 @@ public final class LockKeys {
     }
 
     public String channel() {
-        return new String(channelBytes(), StandardCharsets.UTF_8);
+        String built = channel;
+        if (built == null) {
+            built = new String(channelBytes(), StandardCharsets.UTF_8);
+            channel = built;
+        }
+        return built;
     }
 
     LockKind kind() {
@@ -113,15 +140,30 @@ public final class LockKeys {
     }
 
     byte[] fenceBytes() {
-        return Encoding.concat(lockBytes, FENCE_SUFFIX);
+        byte[] built = fenceBytes;
+        if (built == null) {
+            built = Encoding.concat(lockBytes, FENCE_SUFFIX);
+            fenceBytes = built;
+        }
+        return built;
     }
 
     byte[] channelBytes() {
-        return Encoding.concat(lockBytes, channelSuffix);
+        byte[] built = channelBytes;
+        if (built == null) {
+            built = Encoding.concat(lockBytes, channelSuffix);
+            channelBytes = built;
+        }
+        return built;
     }
 
     byte[] turnBytes() {
-        return Encoding.concat(lockBytes, TURN_SUFFIX);
+        byte[] built = turnBytes;
+        if (built == null) {
+            built = Encoding.concat(lockBytes, TURN_SUFFIX);
+            turnBytes = built;
+        }
+        return built;
     }
 
     @Override
