@@ -1,0 +1,188 @@
+package io.github.relock.core.internal;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.event.Event;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
+import reactor.core.Disposable;
+
+/**
+ * Follows the slots of a client's sharded release channels ({@link ShardedPubSubConnection}), since Lettuce
+ * (7.5) moves no sharded subscription: subscribes each channel again on its slot's owner when the node that
+ * confirmed it no longer owns the slot, then wakes every waiter, which may have missed a release meanwhile.
+ * It looks on request (an SUNSUBSCRIBE nobody asked for, a new connection), on a topology change Lettuce
+ * reports, and on failed reconnects to a node a channel was confirmed on (after asking for the topology).
+ */
+final class ShardedResubscriber {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardedResubscriber.class);
+
+    /** Failed reconnects come many a second: this is the most often they make it ask for the topology. */
+    private static final long RECONNECT_RESYNC_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** A channel that could not be subscribed again is tried again after this. */
+    private static final long RETRY_MILLIS = 500;
+
+    /** Channel to the id of the node that confirmed it, shared with the connection. */
+    private final Map<String, String> channels;
+    private final Supplier<@Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]>> listening;
+    private final Supplier<RedisClusterClient> client;
+    private final Runnable wakeEveryWaiter;
+    private final ScheduledThreadPoolExecutor resyncs;
+    private final AtomicBoolean resyncQueued = new AtomicBoolean();
+    private volatile long lastReconnectResync = System.nanoTime() - RECONNECT_RESYNC_PAUSE_NANOS;
+    private volatile @Nullable Disposable clusterEvents;
+    private volatile boolean closed;
+
+    /**
+     * @param listening the connection the channels are subscribed on; null once there is none to follow
+     */
+    ShardedResubscriber(String threadName, Map<String, String> channels,
+            Supplier<@Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]>> listening,
+            Supplier<RedisClusterClient> client, Runnable wakeEveryWaiter) {
+        this.channels = channels;
+        this.listening = listening;
+        this.client = client;
+        this.wakeEveryWaiter = wakeEveryWaiter;
+        this.resyncs = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
+        resyncs.setKeepAliveTime(10, TimeUnit.SECONDS); // no idle thread per client between topology changes
+        resyncs.allowCoreThreadTimeOut(true);
+    }
+
+    /** Listens to {@code cluster}'s topology and connection events, once. */
+    void follow(RedisClusterClient cluster) {
+        if (clusterEvents == null) {
+            clusterEvents = cluster.getResources().eventBus().get().subscribe(this::onEvent);
+        }
+    }
+
+    private void onEvent(Event event) {
+        if (closed || channels.isEmpty()) {
+            return;
+        }
+        if (event instanceof ClusterTopologyChangedEvent) {
+            resubscribe(false, 0);
+        }
+        else if (event instanceof ReconnectFailedEvent failed && listensOn(failed.remoteAddress())) {
+            // a failover without a topology refresh of its own: ask for the topology, at most once a second
+            long now = System.nanoTime();
+            if (now - lastReconnectResync >= RECONNECT_RESYNC_PAUSE_NANOS) {
+                lastReconnectResync = now;
+                resubscribe(true, 0);
+            }
+        }
+    }
+
+    /** Whether a channel with waiters was confirmed on the node at {@code address}. */
+    private boolean listensOn(@Nullable SocketAddress address) {
+        if (!(address instanceof InetSocketAddress socket)) {
+            return false;
+        }
+        try {
+            for (String node : channels.values()) {
+                RedisClusterNode known = node.isEmpty() ? null : client.get().getPartitions().getPartitionByNodeId(node);
+                RedisURI uri = known == null ? null : known.getUri();
+                if (uri != null && uri.getPort() == socket.getPort() && uri.getHost().equals(socket.getHostString())) {
+                    return true;
+                }
+            }
+        }
+        catch (RuntimeException ex) {
+            log.debug("Could not match a failed reconnect to a node", ex);
+        }
+        return false;
+    }
+
+    /** Looks soon (one look queued at a time): every channel whose slot moved is subscribed again. */
+    void resubscribe(boolean refreshTopology, long delayMillis) {
+        if (closed || !resyncQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            resyncs.schedule(() -> resync(refreshTopology), delayMillis, TimeUnit.MILLISECONDS);
+        }
+        catch (RuntimeException ex) {
+            resyncQueued.set(false); // closed meanwhile
+        }
+    }
+
+    /**
+     * Subscribes again every channel whose slot is no longer owned by the node that confirmed it, then wakes
+     * every waiter: a release announced while it was not subscribed reached nobody.
+     */
+    private void resync(boolean refreshTopology) {
+        resyncQueued.set(false);
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> current = listening.get();
+        if (closed || current == null) {
+            return;
+        }
+        try {
+            RedisClusterClient cluster = client.get();
+            if (refreshTopology) {
+                cluster.refreshPartitions();
+            }
+            boolean moved = false;
+            boolean failed = false;
+            for (Map.Entry<String, String> entry : channels.entrySet()) {
+                String channel = entry.getKey();
+                byte[] key = ShardedPubSubConnection.bytes(channel);
+                RedisClusterNode owner = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+                if (owner != null && owner.getNodeId().equals(entry.getValue())) {
+                    continue;
+                }
+                if (!channels.replace(channel, entry.getValue(), ShardedPubSubConnection.UNCONFIRMED)) {
+                    continue; // unsubscribed, or confirmed, meanwhile
+                }
+                moved = true;
+                try {
+                    ShardedPubSubConnection.await(current.async().ssubscribe(key), current.getTimeout(),
+                            "subscribe to " + channel);
+                }
+                catch (RuntimeException ex) {
+                    failed = true;
+                    log.debug("Could not subscribe to {} again; retrying", channel, ex);
+                }
+            }
+            if (moved) {
+                log.debug("Release channels subscribed again on their slots' owners; waking every waiter");
+                wakeEveryWaiter.run();
+            }
+            if (failed) {
+                resubscribe(true, RETRY_MILLIS);
+            }
+        }
+        catch (RuntimeException ex) {
+            // nothing moved yet: the waiters keep their subscriptions, and their lease timers
+            log.debug("Could not follow a topology change; retrying", ex);
+            resubscribe(true, RETRY_MILLIS);
+        }
+    }
+
+    void close() {
+        closed = true;
+        resyncs.shutdownNow();
+        Disposable events = clusterEvents;
+        if (events != null) {
+            events.dispose();
+        }
+    }
+}
