@@ -132,10 +132,29 @@ public final class BrokenScripts {
         return source.replace(target, replacement);
     }
 
+    /** Swaps the script and its Redis Cluster twin, which differs only in the announcing prelude it starts with. */
     private static Swap swap(LuaScript<?> script, String brokenSource) {
         String original = script.getScriptAsString();
+        LuaScript<?> twin = script.onCluster();
+        String twinOriginal = twin.getScriptAsString();
         set(script, brokenSource);
-        return () -> set(script, original);
+        if (twin != script) {
+            int prelude = original.length() - commonSuffix(original, twinOriginal);
+            int twinPrelude = twinOriginal.length() - commonSuffix(original, twinOriginal);
+            set(twin, twinOriginal.substring(0, twinPrelude) + brokenSource.substring(prelude));
+        }
+        return () -> {
+            set(script, original);
+            set(twin, twinOriginal);
+        };
+    }
+
+    private static int commonSuffix(String a, String b) {
+        int n = 0;
+        while (n < a.length() && n < b.length() && a.charAt(a.length() - 1 - n) == b.charAt(b.length() - 1 - n)) {
+            n++;
+        }
+        return n;
     }
 
     private static synchronized void set(LuaScript<?> script, String source) {
