@@ -17,13 +17,17 @@ public final class AsyncRunner implements AutoCloseable {
     /** Round trips in flight at once; Redis answers one at a time anyway, so a few threads keep it busy. */
     static final int THREADS = 4;
     private static final long IDLE_SECONDS = 10;
+    /** How long close() waits for the threads to end: a round trip in flight may take longer, and is left to end. */
+    private static final long CLOSE_WAIT_MILLIS = 1_000;
 
     private final ScheduledThreadPoolExecutor executor;
+    private final String threadPrefix;
 
     public AsyncRunner(String name) {
         AtomicInteger count = new AtomicInteger();
+        this.threadPrefix = name + "-";
         ThreadFactory threads = task -> {
-            Thread thread = new Thread(task, name + "-" + count.incrementAndGet());
+            Thread thread = new Thread(task, threadPrefix + count.incrementAndGet());
             thread.setDaemon(true); // a forgotten client must not keep the JVM alive
             return thread;
         };
@@ -48,9 +52,21 @@ public final class AsyncRunner implements AutoCloseable {
         return executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Takes no new calls; the ones running finish their round trip. */
+    /**
+     * Takes no new calls, drops the timers, and waits up to {@value #CLOSE_WAIT_MILLIS} ms for the threads to
+     * end (idle ones end at once; a running call finishes its round trip), so that none outlives the client.
+     */
     @Override
     public void close() {
         executor.shutdown();
+        if (Thread.currentThread().getName().startsWith(threadPrefix)) {
+            return; // closed from one of these threads: it cannot wait for itself
+        }
+        try {
+            executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
