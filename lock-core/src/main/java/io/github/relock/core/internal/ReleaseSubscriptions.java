@@ -155,7 +155,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         if (queue == null) {
             return;
         }
-        long heard = queue.heard();
+        queue.cancelLook(); // a look scheduled after an earlier announcement is moot: this one says what to do
         TurnMessage turn = queue.wakeUp() == WakeUp.ONE && !ownClient.isEmpty() ? TurnMessage.of(message, ownClient)
                 : TurnMessage.OPEN;
         // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on; a
@@ -166,15 +166,16 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         switch (turn) {
             case OPEN -> queue.released(message);
             case MINE, NOT_IN_LINE -> queue.wakeOne();
-            case IN_LINE -> {
-                // named in its turn; behind another client's new hold, look once its lease ends: it may end
-                // unreleased, and what this client's waiters sleep on is the previous holder's lease
+            case TAKEN_BY_ME -> {
+                // this client's own waiters are behind the hold just taken
+            }
+            case BEHIND -> {
                 long lease = TurnMessage.takenLeaseMillis(message);
-                if (lease >= 0 && TurnMessage.behind(message, ownClient)) {
-                    lookAfter(queue, heard, saturatedNanos(lease) + OTHERS_TURN_NANOS);
+                if (lease >= 0) {
+                    lookAfter(queue, saturatedNanos(lease) + OTHERS_TURN_NANOS);
                 }
             }
-            case OTHERS_TURN -> lookAfter(queue, heard, OTHERS_TURN_NANOS);
+            case OTHERS_TURN -> lookAfter(queue, OTHERS_TURN_NANOS);
         }
     }
 
@@ -184,21 +185,16 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /**
      * One waiter looks after {@code nanos} (once another client's turn has lapsed, or its hold's lease has
-     * ended), unless an announcement came first.
+     * ended), unless an announcement comes first and cancels the look.
      */
-    private void lookAfter(WaiterQueue queue, long heard, long nanos) {
+    private void lookAfter(WaiterQueue queue, long nanos) {
         AsyncRunner scheduler = timers;
         if (scheduler == null) {
             queue.wakeOne();
             return;
         }
         try {
-            queue.looking(scheduler.schedule(() -> {
-                if (queue.heardSince(heard)) {
-                    return; // that client took it (or something else was announced): that woke whom it had to
-                }
-                queue.wakeOne();
-            }, nanos));
+            queue.looking(scheduler.schedule(queue::wakeOne, nanos));
         }
         catch (RejectedExecutionException ex) {
             queue.wakeOne(); // closing: the waiter finds out at once

@@ -13,8 +13,14 @@ enum TurnMessage {
     MINE,
     /** The lock is kept for another client: look only once that turn has lapsed, in case that client never comes. */
     OTHERS_TURN,
-    /** Another client took its turn and this one is in line after it (or it was this client): nothing to do. */
-    IN_LINE,
+    /** This client took the lock on its turn: its own waiters are behind that hold. */
+    TAKEN_BY_ME,
+    /**
+     * Another client took its turn and this one is in line behind it: named in its turn, but its waiters sleep
+     * on what an attempt before that turn said (the previous holder's lease), while the new hold may end
+     * unreleased much sooner, so one looks once the taken lease ({@link #takenLeaseMillis}) has ended.
+     */
+    BEHIND,
     /** Another client took its turn and this one is not in line: a waiter looks, and so takes a turn. */
     NOT_IN_LINE;
 
@@ -32,17 +38,10 @@ enum TurnMessage {
         if (kind == '+') {
             return first ? MINE : OTHERS_TURN;
         }
-        String line = message.substring(0, end);
-        return first || line.contains(":" + ownClient) ? IN_LINE : NOT_IN_LINE;
-    }
-
-    /**
-     * For an {@link #IN_LINE} message: whether this client is behind the one that took its turn (rather than
-     * being that one). Its waiters then sleep on what an attempt before that turn said, the previous holder's
-     * lease, while the new hold may end unreleased much sooner: they must look once its lease has ended.
-     */
-    static boolean behind(String message, String ownClient) {
-        return !message.startsWith(ownClient, 1);
+        if (first) {
+            return TAKEN_BY_ME;
+        }
+        return message.substring(0, end).contains(":" + ownClient) ? BEHIND : NOT_IN_LINE;
     }
 
     /** The lease a turn was taken for ({@code -} messages), in ms; -1 if the message tells none. */

@@ -3,7 +3,6 @@ package io.github.relock.core.internal;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -32,9 +31,7 @@ final class WaiterQueue {
         this.wakeUp = wakeUp;
     }
 
-    /** Announcements received: a look scheduled after one of them is moot once another came. */
-    private final AtomicLong heard = new AtomicLong();
-    /** The look scheduled after the last announcement that asked for one; an earlier one is moot. */
+    /** The look scheduled after the last announcement, if it asked for one; the next announcement cancels it. */
     private final AtomicReference<Future<?>> look = new AtomicReference<>();
 
     /** Keeps {@code scheduled} as the one pending look, cancelling the one before (moot since). */
@@ -45,7 +42,7 @@ final class WaiterQueue {
         }
     }
 
-    /** The queue is retired: a pending look has nobody to wake. */
+    /** A new announcement came, or the queue is retired: a pending look is moot. */
     void cancelLook() {
         Future<?> pending = look.getAndSet(null);
         if (pending != null) {
@@ -55,16 +52,6 @@ final class WaiterQueue {
 
     WakeUp wakeUp() {
         return wakeUp;
-    }
-
-    /** Counts an announcement just received; returns the count. */
-    long heard() {
-        return heard.incrementAndGet();
-    }
-
-    /** Whether another announcement came after the {@code count}th. */
-    boolean heardSince(long count) {
-        return heard.get() != count;
     }
 
     /** A release was announced; {@code message} names the next in line of a fair lock. */

@@ -252,8 +252,10 @@ class TurnsTest {
         assertThat(TurnMessage.of("+me:other:", me)).isEqualTo(TurnMessage.MINE);
         assertThat(TurnMessage.of("+other:me:", me)).isEqualTo(TurnMessage.OTHERS_TURN);
         assertThat(TurnMessage.of("+xme:", me)).isEqualTo(TurnMessage.OTHERS_TURN);
-        assertThat(TurnMessage.of("-other:me:", me)).isEqualTo(TurnMessage.IN_LINE);
-        assertThat(TurnMessage.of("-me:", me)).isEqualTo(TurnMessage.IN_LINE);
+        assertThat(TurnMessage.of("-other:me:", me)).isEqualTo(TurnMessage.BEHIND);
+        assertThat(TurnMessage.of("-other:me:250", me)).isEqualTo(TurnMessage.BEHIND);
+        assertThat(TurnMessage.takenLeaseMillis("-other:me:250")).isEqualTo(250);
+        assertThat(TurnMessage.of("-me:", me)).isEqualTo(TurnMessage.TAKEN_BY_ME);
         assertThat(TurnMessage.of("-other:xme:", me)).isEqualTo(TurnMessage.NOT_IN_LINE);
         assertThat(TurnMessage.of("-other:", me)).isEqualTo(TurnMessage.NOT_IN_LINE);
     }
