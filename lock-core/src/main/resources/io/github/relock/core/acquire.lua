@@ -21,7 +21,7 @@ local lease = tonumber(ARGV[2])
 local pttl = redis.call('pttl', KEYS[1])
 local fair = KEYS[4] ~= nil
 -- the owner id starts with its client's id, which holds no ':'
-local client = string.match(ARGV[1], '^[^:]*:') or ARGV[1]
+local client = turn_client(ARGV[1])
 local holds = 0
 local other = nil -- a field of another owner: the holder
 if pttl ~= -2 then

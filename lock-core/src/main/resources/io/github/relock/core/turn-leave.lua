@@ -4,22 +4,14 @@
 -- KEYS[1] lock hash   KEYS[2] its turns   ARGV[1] the owner id that gave up   ARGV[2] release channel
 -- ARGV[3] how long a freed lock is kept for a turn, in ms
 -- Returns 1 if the client was in line, 0 otherwise.
-local client = string.match(ARGV[1], '^[^:]*:') or ARGV[1]
+local client = turn_client(ARGV[1])
 local queue = redis.call('get', KEYS[2])
-if not queue then
+local at = queue and turn_at(queue, client)
+if not at then
   return 0
 end
-local first = string.sub(queue, 1, #client) == client
-local rest
-if first then
-  rest = string.sub(queue, #client + 1)
-else
-  local at = string.find(queue, ':' .. client, 1, true)
-  if not at then
-    return 0
-  end
-  rest = string.sub(queue, 1, at) .. string.sub(queue, at + 1 + #client)
-end
+local first = at == 1
+local rest = string.sub(queue, 1, at - 1) .. string.sub(queue, at + #client)
 local kept = first and redis.call('exists', KEYS[1]) == 0 -- the freed lock was kept for this client
 if rest == '' then
   redis.call('del', KEYS[2])

@@ -7,12 +7,26 @@
 -- losing would wait for ever more rounds, and a release wakes one client, not all. Turns never let two
 -- owners in: they only make a free lock look busy to the others for a moment.
 
+-- The client of an owner id: the id up to its first ':' (inclusive), as the line keeps it.
+local function turn_client(owner)
+  return string.match(owner, '^[^:]*:') or owner
+end
+
 local function turn_first(queue)
   return string.match(queue, '^[^:]*:')
 end
 
+-- Where the client's entry starts in the line, or nil if it is not in it.
+local function turn_at(queue, client)
+  if string.sub(queue, 1, #client) == client then
+    return 1
+  end
+  local at = string.find(queue, ':' .. client, 1, true)
+  return at and at + 1
+end
+
 local function turn_queued(queue, client)
-  return string.sub(queue, 1, #client) == client or string.find(queue, ':' .. client, 1, true) ~= nil
+  return turn_at(queue, client) ~= nil
 end
 
 -- The lock was freed with clients in line: kept for the first for keep ms (if it never comes, the line goes
