@@ -69,7 +69,9 @@ if pttl ~= -2 then
   if not fair and keep > 0 and other and string.sub(other, 1, #client) ~= client then
     -- a client waits for another one's hold: it takes a turn (its own holds pass between its threads)
     local queue = redis.call('get', KEYS[3]) or ''
-    local keep_line = math.max(pttl, 0) + tonumber(ARGV[6])
+    -- twice the holder's lease: a waiter looks again when that lease would end, and a late look (a busy
+    -- machine) must still find its place when the holder renewed
+    local keep_line = 2 * math.max(pttl, 0) + tonumber(ARGV[6])
     if not turn_queued(queue, client) then
       redis.call('set', KEYS[3], queue .. client, 'px', keep_line)
     elseif redis.call('pttl', KEYS[3]) < keep_line then
@@ -134,7 +136,7 @@ if queue then
   if rest == '' then
     redis.call('del', KEYS[3])
   else
-    redis.call('set', KEYS[3], rest, 'px', lease + tonumber(ARGV[6]))
+    redis.call('set', KEYS[3], rest, 'px', 2 * lease + tonumber(ARGV[6]))
   end
   announce(ARGV[7], '-' .. queue .. ARGV[2])
 end
