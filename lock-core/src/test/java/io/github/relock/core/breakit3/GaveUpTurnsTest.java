@@ -6,16 +6,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.LockOwner;
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
@@ -32,35 +31,24 @@ class GaveUpTurnsTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
-    final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void tearDown() {
-        pool.shutdownNow();
-        clients.forEach(RedisLockClient::close);
-    }
-
-    RedisLockClient newClient() {
-        RedisLockClient client = RedisLockClient.builder(redis.newConnectionFactory()).build();
-        clients.add(client);
-        return client;
-    }
+    @RegisterExtension
+    final Contenders contenders = new Contenders(redis);
+    final ExecutorService pool = contenders.pool();
 
     @Test
     void aReleaseAfterEveryWaiterGaveUpLeavesTheLockFreeForAnyone() throws Exception {
-        RedisLockClient h = newClient();
+        RedisLockClient h = contenders.newClient();
         String name = "bk3:gaveup:" + System.nanoTime();
         ReentrantDistributedLock held = h.getLock(name);
         held.lock();
         List<Future<Boolean>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            RedisLockClient w = newClient();
+            RedisLockClient w = contenders.newClient();
             waits.add(pool.submit(() -> w.getLock(name).tryLock(300, TimeUnit.MILLISECONDS)));
             Lines.awaitInLine(redis, name, w);
         }
         // and an async wait, cancelled
-        RedisLockClient async = newClient();
+        RedisLockClient async = contenders.newClient();
         LockOwner owner = async.newOwner();
         var pending = async.getLock(name).tryLockAsync(Duration.ofSeconds(20), null, owner);
         Lines.awaitInLine(redis, name, async);
@@ -74,7 +62,7 @@ class GaveUpTurnsTest {
         }
         String line = redis.commands().get(Lines.turnKey(h, name));
         held.unlock();
-        boolean got = newClient().getLock(name).tryLock();
+        boolean got = contenders.newClient().getLock(name).tryLock();
         assertThat(got).as("tryLock() right after the release; nobody waits any more (line was: %s)", line).isTrue();
     }
 }

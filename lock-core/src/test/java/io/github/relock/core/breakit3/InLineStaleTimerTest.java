@@ -2,18 +2,15 @@ package io.github.relock.core.breakit3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
@@ -31,26 +28,15 @@ class InLineStaleTimerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
-    final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void tearDown() {
-        pool.shutdownNow();
-        clients.forEach(RedisLockClient::close);
-    }
-
-    RedisLockClient newClient() {
-        RedisLockClient client = RedisLockClient.builder(redis.newConnectionFactory()).build();
-        clients.add(client);
-        return client;
-    }
+    @RegisterExtension
+    final Contenders contenders = new Contenders(redis);
+    final ExecutorService pool = contenders.pool();
 
     @Test
     void secondInLineWakesWhenTheTurnTakersLeaseRunsOut() throws Exception {
-        RedisLockClient h = newClient();
-        RedisLockClient a = newClient();
-        RedisLockClient b = newClient();
+        RedisLockClient h = contenders.newClient();
+        RedisLockClient a = contenders.newClient();
+        RedisLockClient b = contenders.newClient();
         String name = "bk3:stale:" + System.nanoTime();
         ReentrantDistributedLock held = h.getLock(name);
         held.lock(); // watchdog lease: 30 s

@@ -3,18 +3,15 @@ package io.github.relock.core.breakit3;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
@@ -31,22 +28,17 @@ class LineOutlivesLeaseTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
-    final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void tearDown() {
-        pool.shutdownNow();
-        clients.forEach(RedisLockClient::close);
-    }
+    @RegisterExtension
+    final Contenders contenders = new Contenders(redis);
+    final ExecutorService pool = contenders.pool();
 
     @Test
     void aWaitingClientStaysInLineWhileTheHolderRenews() throws Exception {
         RedisLockClient h = RedisLockClient.builder(redis.newConnectionFactory())
                 .watchdogTimeout(Duration.ofMillis(600)).build();
         RedisLockClient b = RedisLockClient.builder(redis.newConnectionFactory()).build();
-        clients.add(h);
-        clients.add(b);
+        contenders.add(h);
+        contenders.add(b);
         String name = "bk3:outlives:" + System.nanoTime();
         ReentrantDistributedLock held = h.getLock(name);
         held.lock();

@@ -7,17 +7,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.reliability.BrokenScripts;
@@ -34,20 +33,9 @@ class TurnsTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
-    final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void tearDown() {
-        pool.shutdownNow();
-        clients.forEach(RedisLockClient::close);
-    }
-
-    RedisLockClient newClient() {
-        RedisLockClient client = RedisLockClient.builder(redis.newConnectionFactory()).build();
-        clients.add(client);
-        return client;
-    }
+    @RegisterExtension
+    final Contenders contenders = new Contenders(redis);
+    final ExecutorService pool = contenders.pool();
 
     @Test
     void aClientWaitingInLineIsNotOvertakenByAnotherClientsTryLock() throws Exception {
@@ -64,9 +52,9 @@ class TurnsTest {
 
     /** Rounds of: A holds, B waits in lock(), C spins on tryLock(); A releases. Who got it next, B? */
     private int waiterWinsOf(int rounds) throws Exception {
-        RedisLockClient a = newClient();
-        RedisLockClient b = newClient();
-        RedisLockClient c = newClient();
+        RedisLockClient a = contenders.newClient();
+        RedisLockClient b = contenders.newClient();
+        RedisLockClient c = contenders.newClient();
         int waiterWins = 0;
         for (int round = 0; round < rounds; round++) {
             String name = "line-" + System.nanoTime();
@@ -107,8 +95,8 @@ class TurnsTest {
 
     @Test
     void waitingClientsTakeTheLockInTheOrderTheyFoundItBusy() throws Exception {
-        RedisLockClient holder = newClient();
-        List<RedisLockClient> waiting = List.of(newClient(), newClient(), newClient(), newClient());
+        RedisLockClient holder = contenders.newClient();
+        List<RedisLockClient> waiting = List.of(contenders.newClient(), contenders.newClient(), contenders.newClient(), contenders.newClient());
         String name = "order";
         ReentrantDistributedLock held = holder.getLock(name);
         held.lock();
@@ -138,9 +126,9 @@ class TurnsTest {
 
     @Test
     void aTurnNobodyComesForLapsesAndTheNextClientGetsTheLockAtOnce() throws Exception {
-        RedisLockClient holder = newClient();
-        RedisLockClient gone = newClient();
-        RedisLockClient next = newClient();
+        RedisLockClient holder = contenders.newClient();
+        RedisLockClient gone = contenders.newClient();
+        RedisLockClient next = contenders.newClient();
         String name = "lapsed";
         ReentrantDistributedLock held = holder.getLock(name);
         held.lock();
@@ -167,9 +155,9 @@ class TurnsTest {
 
     @Test
     void forceUnlockClearsTheTurnsSoEveryWaiterMayTakeTheLock() throws Exception {
-        RedisLockClient holder = newClient();
-        RedisLockClient gone = newClient();
-        RedisLockClient next = newClient();
+        RedisLockClient holder = contenders.newClient();
+        RedisLockClient gone = contenders.newClient();
+        RedisLockClient next = contenders.newClient();
         String name = "forced";
         holder.getLock(name).lock();
         Future<Boolean> givesUp = pool.submit(() -> gone.getLock(name).tryLock(300, TimeUnit.MILLISECONDS));
@@ -182,8 +170,8 @@ class TurnsTest {
 
     @Test
     void aClientDoesNotQueueBehindItsOwnHoldNorDoesTryLockWithoutWaitQueue() throws Exception {
-        RedisLockClient holder = newClient();
-        RedisLockClient other = newClient();
+        RedisLockClient holder = contenders.newClient();
+        RedisLockClient other = contenders.newClient();
         String name = "own";
         ReentrantDistributedLock held = holder.getLock(name);
         held.lock();
@@ -206,13 +194,14 @@ class TurnsTest {
     void underContentionNoWaiterSleepsToItsLeaseTimer() throws Exception {
         // 4 clients x 4 threads on one key, 30 s watchdog leases: a wake-up lost to the turns would show as a
         // wait of about 30 s, so a wait of 10 s fails the test while the run stays bounded
-        List<RedisLockClient> contenders = List.of(newClient(), newClient(), newClient(), newClient());
+        List<RedisLockClient> four = List.of(contenders.newClient(), contenders.newClient(), contenders.newClient(),
+                contenders.newClient());
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger acquisitions = new AtomicInteger();
         List<Future<Long>> running = new ArrayList<>();
-        for (RedisLockClient contender : contenders) {
+        for (RedisLockClient contender : four) {
             for (int t = 0; t < 4; t++) {
                 running.add(pool.submit(() -> {
                     ReentrantDistributedLock lock = contender.getLock("contended");
