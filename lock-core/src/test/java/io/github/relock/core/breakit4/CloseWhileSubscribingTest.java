@@ -103,7 +103,7 @@ class CloseWhileSubscribingTest {
         try (Proxy proxy = new Proxy(redis.host(), redis.port())) {
             LettuceConnectionFactory factory = new LettuceConnectionFactory(
                     new RedisStandaloneConfiguration(redis.host(), proxy.port()),
-                    LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(20)).build());
+                    LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(8)).build());
             factory.afterPropertiesSet();
             factory.start();
             RedisLockClient holder = RedisLockClient.builder(redis.newConnectionFactory()).build();
@@ -135,7 +135,7 @@ class CloseWhileSubscribingTest {
                 long waiterMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 System.out.println("close() took " + closeMillis + " ms; the waiter ended " + waiterMillis
                         + " ms after close began with " + outcome);
-                assertThat(closeMillis).as("close() with a pub/sub connection opening").isLessThan(3_000);
+                assertThat(closeMillis).as("close() with a pub/sub connection opening").isLessThan(2_000);
                 held.unlock();
             }
             finally {

@@ -138,22 +138,38 @@ class OddInputsTest {
             waiterDone.countDown();
         });
         waiter.start();
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            LockOwner waiting = closing.newOwner();
+            pending.add(i == 0 ? closing.getLock("bk4:busy", waiting).lockAsync(waiting)
+                    : closing.getLock("bk4:busy", waiting).tryLockAsync(Duration.ofSeconds(40), Duration.ofSeconds(5),
+                            waiting));
+        }
         Thread.sleep(300);
         LockOwner owner = closing.newOwner();
         AtomicLong closeMillis = new AtomicLong(-1);
         AtomicReference<String> closedOn = new AtomicReference<>();
-        CompletableFuture<Void> closed = closing.getLock("bk4:free", owner)
-                .tryLockAsync(Duration.ofSeconds(1), null, owner).thenAccept(got -> {
+        ReentrantDistributedLock brief = other.getLock("bk4:brief");
+        brief.lock(); // freed below, so that the async wait completes on a relock-async thread
+        CompletableFuture<Void> closed = closing.getLock("bk4:brief", owner)
+                .tryLockAsync(Duration.ofSeconds(10), null, owner).thenAccept(got -> {
                     closedOn.set(Thread.currentThread().getName());
                     long start = System.nanoTime();
                     closing.close();
                     closeMillis.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
                 });
+        Thread.sleep(200);
+        brief.unlock();
         closed.get(10, TimeUnit.SECONDS);
+        assertThat(closedOn.get()).startsWith("relock-async-" + closing.getClientId());
         System.out.println("close() on " + closedOn.get() + " took " + closeMillis.get() + " ms");
         assertThat(closeMillis.get()).isBetween(0L, 2_000L);
         assertThat(waiterDone.await(3, TimeUnit.SECONDS)).as("the other waiter of the closed client").isTrue();
         assertThat(waiterSaw.get()).isInstanceOf(IllegalStateException.class);
+        for (CompletableFuture<?> future : pending) {
+            // async waits of the closed client end too, with an error
+            assertThat(future).failsWithin(Duration.ofSeconds(3));
+        }
         Thread.sleep(1_000);
         String id = closing.getClientId();
         List<String> alive = new ArrayList<>();

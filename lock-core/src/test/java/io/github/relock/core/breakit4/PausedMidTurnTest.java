@@ -62,11 +62,10 @@ class PausedMidTurnTest {
                     long at = System.nanoTime();
                     if (got) {
                         // taken on the turn even if interrupted meanwhile (the status is kept for the caller)
-                        Thread.interrupted();
                         if (inside.incrementAndGet() != 1) {
                             overlaps.incrementAndGet();
                         }
-                        Thread.sleep(30);
+                        java.util.concurrent.locks.LockSupport.parkNanos(30_000_000L); // an interrupt cannot skip the unlock
                         inside.decrementAndGet();
                         lock.unlock();
                     }
@@ -109,6 +108,8 @@ class PausedMidTurnTest {
         if (!waiters.stream().allMatch(CompletableFuture::isDone)) {
             System.out.println("stuck 6 s after resume: hash " + redis.commands().hgetall(key0) + " pttl "
                     + redis.commands().pttl(key0) + " line " + redis.commands().get(key0 + ":turn"));
+            System.out.println("p1 outcome " + (waiters.get(0).isDone() ? waiters.get(0).join() : "pending")
+                    + ", p1 client's held locks " + clients.get(1).heldLocks());
             for (int i = 0; i < 3; i++) {
                 System.out.println("p" + (i + 1) + " done=" + waiters.get(i).isDone() + " "
                         + java.util.Arrays.toString(threads.get(i).getStackTrace()).replace(", ", "\n   "));
