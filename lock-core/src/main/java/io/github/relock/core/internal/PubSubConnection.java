@@ -149,6 +149,12 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             }
             generation++;
             connection = fresh;
+            if (closed) {
+                // close() came while this opened it and did not wait for this thread: the connection goes here
+                connection = null;
+                closeQuietly(fresh);
+                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+            }
             if (current != null) {
                 events.mayHaveMissedReleases(); // releases announced while there was no connection reached nobody
             }
@@ -185,7 +191,10 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     @Override
     public void close() {
         closed = true;
-        opening.lock();
+        // never waits for a thread that is opening the connection: that one may wait for Redis for the whole
+        // connection timeout (a node that accepts connections and answers nothing). It sees `closed` once it
+        // has its connection and closes it itself; one it made before this read `closed` is closed here.
+        boolean locked = opening.tryLock();
         try {
             RedisConnection current = connection;
             if (current != null) {
@@ -194,7 +203,9 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             }
         }
         finally {
-            opening.unlock();
+            if (locked) {
+                opening.unlock();
+            }
         }
     }
 

@@ -161,6 +161,12 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             resubscriber.follow(client);
             generation++;
             connection = fresh;
+            if (closed) {
+                // close() came while this opened it and did not wait for this thread: the connection goes here
+                connection = null;
+                closeQuietly(fresh);
+                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+            }
             if (current != null) {
                 // the channels of the closed connection: on the new one, and their waiters look again
                 channels.replaceAll((channel, node) -> UNCONFIRMED);
@@ -196,7 +202,11 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 closeQuietly(current);
             }
             channels.clear();
-            classic = new PubSubConnection(factory, anchorChannel, events);
+            PubSubConnection fallback = new PubSubConnection(factory, anchorChannel, events);
+            classic = fallback;
+            if (closed) {
+                fallback.close(); // close() did not wait for this switch: the fallback opens nothing
+            }
         }
         finally {
             opening.unlock();
@@ -212,7 +222,8 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     public void close() {
         closed = true;
         resubscriber.close();
-        opening.lock();
+        // never waits for a thread that is opening the connection (see PubSubConnection.close())
+        boolean locked = opening.tryLock();
         try {
             StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
             connection = null;
@@ -225,7 +236,9 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             }
         }
         finally {
-            opening.unlock();
+            if (locked) {
+                opening.unlock();
+            }
         }
     }
 
