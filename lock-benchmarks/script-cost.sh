@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Where Redis spends its time in one uncontended lock/unlock pair (issue 13, item 5), inside Redis only:
+# no network, no client. Each pair runs in ONE script call, so that redis-benchmark can repeat it (the
+# release needs the acquire's token), and INFO commandstats splits the time:
+#   relock   relock's acquire.lua then release.lua (with their preludes), as lock() and unlock() run them
+#   lean     the harness's lean floor (Redisson-style, no fencing), the same way
+#   commands only the commands relock's pair runs, with fixed arguments and none of the Lua around them
+#   empty    a script that returns at once, called with the same keys and arguments (the cost of a call)
+# A real pair is two script calls, so add one "empty" to relock's and lean's figures to compare them with
+# the harness's Redis CPU per pair (which also counts reading and writing the two round trips).
+#
+# Needs redis-server and redis-benchmark (Debian: apt-get install redis-server). Starts its own server on
+# 127.0.0.1 and stops it, by its PID, when done. Usage: lock-benchmarks/script-cost.sh [calls] [rounds]
+set -euo pipefail
+
+CALLS=${1:-200000}
+ROUNDS=${2:-3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CORE="$HERE/../lock-core/src/main/resources/io/github/relock/core"
+LEAN="$HERE/src/main/resources/io/github/relock/benchmarks/lean"
+WORK=$(mktemp -d)
+PORT=$(( 20000 + RANDOM % 20000 ))
+
+redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --pidfile "$WORK/redis.pid" --logfile "$WORK/redis.log" --dir "$WORK"
+stop() {
+    if [[ -f "$WORK/redis.pid" ]]; then
+        kill "$(cat "$WORK/redis.pid")" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap stop EXIT
+cli() { redis-cli -p "$PORT" "$@"; }
+for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
+
+# relock: the acquire as lock() sends it (holds 0, will wait), then the release of that one hold
+{
+    cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/turns.lua" "$CORE/line.lua"
+    echo "local function acquire(ARGV)"; cat "$CORE/acquire.lua"; echo "end"
+    echo "local function release(ARGV)"; cat "$CORE/release.lua"; echo "end"
+    cat <<'EOF'
+local got = acquire({ARGV[1], ARGV[2], '0', ARGV[4], '1', ARGV[6], ARGV[7]})
+if got[1] ~= 1 then return redis.error_reply('not acquired') end
+local left = release({ARGV[1], string.format('%d', got[2]), '1', ARGV[7], ARGV[4], ARGV[6]})
+if left ~= 0 then return redis.error_reply('not released') end
+return 1
+EOF
+} > "$WORK/relock.lua"
+{
+    echo "local function acquire(ARGV)"; cat "$LEAN/acquire.lua"; echo "end"
+    echo "local function release(ARGV)"; cat "$LEAN/release.lua"; echo "end"
+    cat <<'EOF'
+if acquire({ARGV[1], ARGV[2]}) ~= nil then return redis.error_reply('not acquired') end
+if release({ARGV[1], ARGV[2], ARGV[7]}) ~= 1 then return redis.error_reply('not released') end
+return 1
+EOF
+} > "$WORK/lean.lua"
+# what relock's pair runs on a lock used before (its counter there), in order, without its logic
+cat > "$WORK/commands.lua" <<'EOF'
+redis.call('pttl', KEYS[1])
+redis.call('mget', KEYS[2], KEYS[3])
+redis.call('time')
+redis.call('hset', KEYS[1], ARGV[1], 1)
+redis.call('pexpire', KEYS[1], ARGV[2])
+redis.call('set', KEYS[2], '1764245000123456:1764245000123456:0', 'px', ARGV[4])
+redis.call('mget', KEYS[2], KEYS[3])
+redis.call('hdel', KEYS[1], ARGV[1])
+redis.call('set', KEYS[2], '1764245000123456:1764245000123456:1', 'px', ARGV[4])
+redis.call('publish', ARGV[7], ARGV[1])
+return 1
+EOF
+echo "return 1" > "$WORK/empty.lua"
+
+ARGS=(3 "lock:{cost}" "lock:{cost}:fence" "lock:{cost}:turn" "client1:1" 30000 0 604800000 1 50 "lock:{cost}:ch")
+# prints: µs per call of the script, µs per call spent in the commands it ran, and how many it ran
+measure() {
+    local sha
+    sha=$(cli script load "$(cat "$WORK/$1.lua")")
+    cli flushall >/dev/null
+    cli evalsha "$sha" "${ARGS[@]}" >/dev/null # the counter exists, as on any lock used before
+    cli config resetstat >/dev/null
+    redis-benchmark -p "$PORT" -n "$CALLS" -c 1 -q evalsha "$sha" "${ARGS[@]}" >/dev/null
+    cli info commandstats | tr -d '\r' | awk -F'[:=,]' -v n="$CALLS" '
+        /^cmdstat_evalsha/ { script = $5 / n; next }
+        /^cmdstat_(config|script|flushall|ping)/ { next }
+        /^cmdstat_/ { usec += $5; calls += $3 }
+        END { printf "%.2f %.2f %.2f\n", script, usec / n, calls / n }'
+}
+
+declare -A TOTAL INNER COUNT
+for name in relock lean commands empty; do TOTAL[$name]=""; done
+for round in $(seq "$ROUNDS"); do
+    for name in relock lean commands empty; do
+        read -r total inner count < <(measure "$name")
+        TOTAL[$name]+="$total "; INNER[$name]+="$inner "; COUNT[$name]=$count
+    done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "Redis time per uncontended pair, inside one script call (median of $ROUNDS rounds of $CALLS calls; $(redis-server --version | awk '{print $3}'))"
+echo
+echo "| script | µs per call | µs in its commands | commands | µs in Lua and redis.call around them |"
+echo "|---|---:|---:|---:|---:|"
+for name in relock lean commands empty; do
+    t=$(echo "${TOTAL[$name]}" | median); i=$(echo "${INNER[$name]}" | median)
+    awk -v name="$name" -v t="$t" -v i="$i" -v c="${COUNT[$name]}" \
+        'BEGIN { printf "| %s | %.1f | %.1f | %d | %.1f |\n", name, t, i, c, t - i }'
+done
