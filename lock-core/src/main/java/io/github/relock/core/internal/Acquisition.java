@@ -126,11 +126,26 @@ final class Acquisition {
         if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
             return; // another waiter of this client keeps its place
         }
+        if (clientClosed()) {
+            // no round trip for a closed client: close() woke its waiters to end now, and against a Redis that
+            // does not answer each would wait the command timeout; what waiting left lapses, as a dead client's does
+            return;
+        }
         try {
             Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
         }
         catch (RuntimeException ex) {
             // best effort, since what it leaves behind expires: the wait's own outcome is what the caller sees
+        }
+    }
+
+    private boolean clientClosed() {
+        try {
+            context.openCheck().run();
+            return false;
+        }
+        catch (IllegalStateException closed) {
+            return true;
         }
     }
 
