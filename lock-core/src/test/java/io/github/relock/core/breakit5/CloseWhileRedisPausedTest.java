@@ -23,6 +23,20 @@ class CloseWhileRedisPausedTest {
 
     @Test
     void closeWhileFrozen() throws Exception {
+        closeWhileFrozen(false);
+    }
+
+    /**
+     * The same on a fair lock: its waiters still leave their places in the line on close (a place lasts
+     * seconds), so against a frozen Redis each one ends only after the command timeout. Not fixed.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("known: a closed client's fair-lock waiters wait the command timeout for line.lua")
+    void closeWhileFrozenFair() throws Exception {
+        closeWhileFrozen(true);
+    }
+
+    private void closeWhileFrozen(boolean fair) throws Exception {
         try (RedisServer server = RedisServer.start()) {
             RedisLockClient holder = RedisLockClient.builder(server.newConnectionFactory(Duration.ofSeconds(8)))
                     .build();
@@ -30,19 +44,19 @@ class CloseWhileRedisPausedTest {
                     .watchdogTimeout(Duration.ofSeconds(1)).build();
             String id = closing.getClientId();
             try {
-                holder.getLock("bk5:paused").lock();
+                lockOf(holder, fair).lock();
                 closing.getLock("bk5:paused:own").lock();
                 List<CompletableFuture<Object>> waits = new ArrayList<>();
                 for (int i = 0; i < 3; i++) {
                     waits.add(CompletableFuture.supplyAsync(() -> {
                         try {
-                            return closing.getLock("bk5:paused").tryLock(30, TimeUnit.SECONDS);
+                            return lockOf(closing, fair).tryLock(30, TimeUnit.SECONDS);
                         }
                         catch (Throwable ex) {
                             return ex;
                         }
                     }));
-                    waits.add(closing.getLock("bk5:paused").tryLockAsync(Duration.ofSeconds(30), null,
+                    waits.add(lockOf(closing, fair).tryLockAsync(Duration.ofSeconds(30), null,
                             closing.newOwner()).handle((r, ex) -> ex != null ? ex : r));
                 }
                 Thread.sleep(500);
@@ -76,5 +90,9 @@ class CloseWhileRedisPausedTest {
                 closing.close();
             }
         }
+    }
+
+    private static io.github.relock.core.ReentrantDistributedLock lockOf(RedisLockClient client, boolean fair) {
+        return fair ? client.getFairLock("bk5:paused:fair") : client.getLock("bk5:paused");
     }
 }
