@@ -52,6 +52,11 @@ public final class AsyncRunner implements AutoCloseable {
         return executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
     }
 
+    /** Whether the calling thread is one of these (a future's callback runs there). */
+    boolean runsOnCurrentThread() {
+        return Thread.currentThread().getName().startsWith(threadPrefix);
+    }
+
     /**
      * Takes no new calls, drops the timers, and waits up to {@value #CLOSE_WAIT_MILLIS} ms for the threads to
      * end (idle ones end at once; a running call finishes its round trip), so that none outlives the client.
@@ -59,7 +64,7 @@ public final class AsyncRunner implements AutoCloseable {
     @Override
     public void close() {
         executor.shutdown();
-        if (Thread.currentThread().getName().startsWith(threadPrefix)) {
+        if (runsOnCurrentThread()) {
             return; // closed from one of these threads: it cannot wait for itself
         }
         try {

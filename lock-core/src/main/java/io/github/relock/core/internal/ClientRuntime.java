@@ -8,6 +8,9 @@ import java.util.Objects;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +42,12 @@ public final class ClientRuntime implements AutoCloseable {
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     private volatile boolean closed;
+    /** Set by the one close() that does the closing. */
+    private final AtomicBoolean closing = new AtomicBoolean();
+    /** Counted down when that close() is done, for a close() that came meanwhile to wait on. */
+    private final CountDownLatch closeDone = new CountDownLatch(1);
+    /** How long a concurrent close() waits for the one under way: more than that one's own bounded waits. */
+    private static final long CONCURRENT_CLOSE_WAIT_SECONDS = 10;
 
     public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
             List<LockLostListener> listeners) {
@@ -148,17 +157,47 @@ public final class ClientRuntime implements AutoCloseable {
         return closed;
     }
 
-    /** Stops renewal (returning once the watchdog thread has ended) and the subscriptions; leases then run out. */
+    /**
+     * Stops renewal (returning once the watchdog thread has ended) and the subscriptions; leases then run out.
+     * A close() that comes while another runs returns once that one is done (a bounded wait), so that no
+     * caller sees close() return while renewal still runs; called from one of this client's own threads (a
+     * lost-lock listener, a future's callback) it returns at once, since those threads end only after it.
+     */
     @Override
     public void close() {
-        if (closed) {
+        if (!closing.compareAndSet(false, true)) {
+            awaitClosed();
             return;
         }
         closed = true;
-        watchdog.close();
-        context.subscriptions().close();
-        context.async().close();
-        context.holds().clear();
+        try {
+            watchdog.close();
+            context.subscriptions().close();
+            context.async().close();
+            context.holds().clear();
+        }
+        finally {
+            closeDone.countDown();
+        }
+    }
+
+    private void awaitClosed() {
+        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread()) {
+            return;
+        }
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CONCURRENT_CLOSE_WAIT_SECONDS);
+        while (closeDone.getCount() > 0 && deadline - System.nanoTime() > 0) {
+            try {
+                closeDone.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
+            catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void checkOpen() {

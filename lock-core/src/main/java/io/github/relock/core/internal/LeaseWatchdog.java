@@ -185,6 +185,11 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
+    /** Whether the calling thread is this watchdog's (a lost-lock listener runs there). */
+    boolean runsOnCurrentThread() {
+        return thread == Thread.currentThread();
+    }
+
     /** Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended. */
     @Override
     public void close() {
