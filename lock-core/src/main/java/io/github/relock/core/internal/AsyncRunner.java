@@ -1,5 +1,7 @@
 package io.github.relock.core.internal;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -22,6 +24,8 @@ public final class AsyncRunner implements AutoCloseable {
 
     private final ScheduledThreadPoolExecutor executor;
     private final String threadPrefix;
+    /** The threads started, joined by close(): the pool counts itself terminated just before they exit. */
+    private final Set<Thread> started = ConcurrentHashMap.newKeySet();
 
     public AsyncRunner(String name) {
         AtomicInteger count = new AtomicInteger();
@@ -29,6 +33,8 @@ public final class AsyncRunner implements AutoCloseable {
         ThreadFactory threads = task -> {
             Thread thread = new Thread(task, threadPrefix + count.incrementAndGet());
             thread.setDaemon(true); // a forgotten client must not keep the JVM alive
+            started.removeIf(old -> old.getState() == Thread.State.TERMINATED); // idle ones end; not yet started ones stay
+            started.add(thread);
             return thread;
         };
         executor = new ScheduledThreadPoolExecutor(THREADS, threads);
@@ -67,8 +73,16 @@ public final class AsyncRunner implements AutoCloseable {
         if (runsOnCurrentThread()) {
             return; // closed from one of these threads: it cannot wait for itself
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
         try {
             executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            for (Thread thread : started) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                TimeUnit.NANOSECONDS.timedJoin(thread, left);
+            }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

@@ -98,7 +98,7 @@ class CloseRaceTest {
                 List<String> afterSecond = second.get(5, TimeUnit.SECONDS);
                 if (!afterFirst.isEmpty() || !afterSecond.isEmpty()) {
                     problems.add("round " + round + ": relock threads alive right after close(): " + afterFirst
-                            + " / " + afterSecond);
+                            + " / " + afterSecond + "; now: " + Probe.relockThreadStacks(id));
                 }
                 long t0 = System.nanoTime();
                 for (Thread thread : threads) {

@@ -23,6 +23,21 @@ final class Probe {
         return names;
     }
 
+    /** The same threads with their states and stacks, for a failure message. */
+    static List<String> relockThreadStacks(String part) {
+        List<String> described = new ArrayList<>();
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (t.isAlive() && t.getName().startsWith("relock") && t.getName().contains(part)) {
+                StringBuilder text = new StringBuilder(t.getName()).append(' ').append(t.getState());
+                for (StackTraceElement frame : stack) {
+                    text.append("\n    ").append(frame);
+                }
+                described.add(text.toString());
+            }
+        });
+        return described;
+    }
+
     static boolean eventually(long millis, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         while (System.nanoTime() < deadline) {
