@@ -14,12 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.LockOwner;
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
@@ -34,19 +34,18 @@ class OddInputsTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
+    @RegisterExtension
+    final Contenders contenders = new Contenders(redis);
 
-    @AfterEach
-    void tearDown() {
-        clients.forEach(RedisLockClient::close);
-    }
+    /** In the order made; {@link Contenders} closes them after each test. */
+    final List<RedisLockClient> clients = new ArrayList<>();
 
     private RedisLockClient client(String name) {
         RedisLockClient.Builder builder = RedisLockClient.builder(redis.newConnectionFactory());
         if (name != null) {
             builder.clientId(name);
         }
-        RedisLockClient client = builder.build();
+        RedisLockClient client = contenders.add(builder.build());
         clients.add(client);
         return client;
     }

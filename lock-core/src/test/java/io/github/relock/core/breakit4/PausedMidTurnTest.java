@@ -9,11 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
@@ -32,19 +32,18 @@ class PausedMidTurnTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
+    @RegisterExtension
+    final Contenders contenders = new Contenders(redis);
 
-    @AfterEach
-    void tearDown() {
-        clients.forEach(RedisLockClient::close);
-    }
+    /** In the order made; {@link Contenders} closes them after each test. */
+    final List<RedisLockClient> clients = new ArrayList<>();
 
     @Test
     void pausedJustAfterTheReleaseThenResumed(RedisServer server) throws Exception {
         String name = "bk4:paused-turn";
         for (int i = 0; i < 4; i++) {
-            clients.add(RedisLockClient.builder(redis.newConnectionFactory(Duration.ofSeconds(10))).clientId("p" + i)
-                    .build());
+            clients.add(contenders.add(RedisLockClient.builder(redis.newConnectionFactory(Duration.ofSeconds(10)))
+                    .clientId("p" + i).build()));
         }
         ReentrantDistributedLock held = clients.get(0).getLock(name);
         held.lock();
