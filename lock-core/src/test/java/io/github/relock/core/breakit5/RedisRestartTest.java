@@ -39,19 +39,7 @@ class RedisRestartTest {
                     .build();
             try {
                 holder.getLock("bk5:restart:a").lock(); // 30 s watchdog lease
-                CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
-                    long t0 = System.nanoTime();
-                    try {
-                        boolean got = waiter.getLock("bk5:restart:a").tryLock(20, TimeUnit.SECONDS);
-                        if (got) {
-                            waiter.getLock("bk5:restart:a").unlock();
-                        }
-                        return got ? System.nanoTime() : -1L;
-                    }
-                    catch (Exception ex) {
-                        return -2L;
-                    }
-                });
+                CompletableFuture<Long> waited = takeAndLetGo(waiter, "bk5:restart:a", 20);
                 Thread.sleep(500);
                 server.kill();
                 Thread.sleep(1_000);
@@ -66,18 +54,7 @@ class RedisRestartTest {
                 // after the restart: a release wakes a waiter through pub/sub, not at lease end
                 ReentrantDistributedLock b = holder.getLock("bk5:restart:b");
                 b.lock();
-                CompletableFuture<Long> second = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        boolean got = waiter.getLock("bk5:restart:b").tryLock(10, TimeUnit.SECONDS);
-                        if (got) {
-                            waiter.getLock("bk5:restart:b").unlock();
-                        }
-                        return got ? System.nanoTime() : -1L;
-                    }
-                    catch (Exception ex) {
-                        return -2L;
-                    }
-                });
+                CompletableFuture<Long> second = takeAndLetGo(waiter, "bk5:restart:b", 10);
                 Thread.sleep(500);
                 long released = System.nanoTime();
                 b.unlock();
@@ -194,5 +171,21 @@ class RedisRestartTest {
                 clients.forEach(RedisLockClient::close);
             }
         }
+    }
+
+    /** Waits for the lock, lets it go at once, and says when it got it: -1 it timed out, -2 it failed. */
+    private static CompletableFuture<Long> takeAndLetGo(RedisLockClient waiter, String name, long waitSeconds) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                boolean got = waiter.getLock(name).tryLock(waitSeconds, TimeUnit.SECONDS);
+                if (got) {
+                    waiter.getLock(name).unlock();
+                }
+                return got ? System.nanoTime() : -1L;
+            }
+            catch (Exception ex) {
+                return -2L;
+            }
+        });
     }
 }
