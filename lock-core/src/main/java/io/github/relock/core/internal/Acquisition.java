@@ -126,10 +126,8 @@ final class Acquisition {
         if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
             return; // another waiter of this client keeps its place
         }
-        if (keys.kind() == ExclusiveKind.INSTANCE && clientClosed()) {
-            // no round trip for a closed client's plain lock: close() woke its waiters to end now, and against a
-            // Redis that does not answer each would wait the command timeout; its turn lapses within 50 ms, as a
-            // dead client's does. A fair or read-write lock's place lasts seconds, so those still leave it.
+        if (keys.kind().queueLapsesSoon() && clientClosed()) {
+            // close() woke its waiters to end now: no round trip that a Redis not answering would hold up
             return;
         }
         try {

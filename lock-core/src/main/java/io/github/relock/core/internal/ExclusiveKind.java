@@ -31,6 +31,12 @@ final class ExclusiveKind implements LockKind {
         return true;
     }
 
+    /** A turn nobody comes for lapses within {@link LockCommands#TURN_MILLIS}. */
+    @Override
+    public boolean queueLapsesSoon() {
+        return true;
+    }
+
     @Override
     public boolean handsOff() {
         return true;

@@ -74,6 +74,14 @@ interface LockKind {
         return false;
     }
 
+    /**
+     * Whether what waiting left lapses within a moment by itself, as a dead client's does: a closed client then
+     * skips {@link #gaveUp}, whose round trip would hold its waiters up against a Redis that does not answer.
+     */
+    default boolean queueLapsesSoon() {
+        return false;
+    }
+
     /** Whether a last release may hand the lock straight to a local waiter (see {@link HandOff}). */
     boolean handsOff();
 
