@@ -41,9 +41,8 @@ public final class ClientRuntime implements AutoCloseable {
     private final LeaseWatchdog watchdog;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
-    private volatile boolean closed;
-    /** Set by the one close() that does the closing. */
-    private final AtomicBoolean closing = new AtomicBoolean();
+    /** Set by the one close() that does the closing, as it starts. */
+    private final AtomicBoolean closed = new AtomicBoolean();
     /** Counted down when that close() is done, for a close() that came meanwhile to wait on. */
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** How long a concurrent close() waits for the one under way: more than that one's own bounded waits. */
@@ -154,7 +153,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 
     /**
@@ -165,11 +164,10 @@ public final class ClientRuntime implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!closing.compareAndSet(false, true)) {
+        if (!closed.compareAndSet(false, true)) {
             awaitClosed();
             return;
         }
-        closed = true;
         try {
             watchdog.close();
             context.subscriptions().close();
@@ -201,7 +199,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void checkOpen() {
-        if (closed) {
+        if (closed.get()) {
             throw new IllegalStateException("RedisLockClient " + context.clientId() + " is closed");
         }
     }
