@@ -28,11 +28,18 @@ import io.github.relock.benchmarks.report.WaitersResult.Subscriptions;
  * {@value #HOLD_MILLIS} ms (a timer, no blocked thread), releases it and is done. Measured: the wake-up delay of
  * every acquisition that followed a release (from the release completing to the acquisition completing), waiters
  * that overslept their wait time, connections in pub/sub mode during the run, and the server's subscriptions
- * before and after. Bounded: the waiters get {@link #WAIT} and the run gives up {@link #GRACE} after that.
+ * before and after. An unrecorded round of at most {@value #WARM_WAITERS} waiters runs first, so that every library
+ * is measured with its code compiled. Bounded: the waiters get {@link #WAIT} and each round gives up {@link #GRACE}
+ * after that.
  */
 public final class ManyWaiters {
 
     static final int HOLD_MILLIS = 5;
+    /**
+     * Waiters of the unrecorded warm-up round, on proportionally fewer keys: enough calls that the JIT has compiled
+     * the wait and wake-up paths (a few thousand), so that the run measures them, not the interpreter.
+     */
+    static final int WARM_WAITERS = 2_000;
     static final Duration WAIT = Duration.ofSeconds(30);
     static final Duration LEASE = Duration.ofSeconds(10);
     static final Duration GRACE = Duration.ofSeconds(15);
@@ -75,15 +82,18 @@ public final class ManyWaiters {
             for (int c = 0; c < clients; c++) {
                 warm(open.get(c), names + "-warm-" + c);
             }
+            int warmWaiters = Math.min(waiters, WARM_WAITERS);
+            Run warmUp = new Run(timers, warmWaiters, Math.max(1, (int) ((long) keys * warmWaiters / waiters)));
+            warmUp.startAll(open, names + "-round0");
+            if (!warmUp.done.await(wait.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS)) {
+                return WaitersResult.skipped(library.id(), "the unrecorded warm-up round of " + warmWaiters
+                        + " waiters did not finish: " + warmUp.done.getCount() + " left");
+            }
             Subscriptions before = stableSubscriptions(context);
             PubSubSampler sampler = new PubSubSampler(context, looks);
-            Run run = new Run(timers);
+            Run run = new Run(timers, waiters, keys);
             long started = System.nanoTime();
-            for (int i = 0; i < waiters; i++) {
-                int key = i % keys;
-                // the n-th waiter of a key sits on client n mod clients, so releases cross clients
-                run.start(open.get((i / keys) % clients).asyncLock(names + "-" + key), key);
-            }
+            run.startAll(open, names);
             boolean allDone = run.done.await(wait.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS);
             double seconds = (System.nanoTime() - started) / 1e9;
             int peak = sampler.stop();
@@ -91,8 +101,10 @@ public final class ManyWaiters {
             Histogram wakeUps = run.wakeUps();
             return new WaitersResult(library.id(), clients, waiters, keys, seconds, wakeUps.getTotalCount(),
                     wakeUps.getValueAtPercentile(50), wakeUps.getValueAtPercentile(99), wakeUps.getMaxValue(),
-                    run.overslept.sum(), run.timedOut.sum(), run.failed.sum(), run.done.getCount(), run.overlaps.sum(),
-                    peak, before, after, run.firstFailure(), "");
+                    // the warm-up round's failures and overlaps count: exclusion must hold in every round
+                    run.overslept.sum(), run.timedOut.sum(), run.failed.sum() + warmUp.failed.sum(), run.done.getCount(),
+                    run.overlaps.sum() + warmUp.overlaps.sum(),
+                    peak, before, after, run.firstFailure().isEmpty() ? warmUp.firstFailure() : run.firstFailure(), "");
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -193,25 +205,40 @@ public final class ManyWaiters {
     /** The waiters' shared record: one {@link KeyLog} per key and the counters. */
     private final class Run {
 
-        final CountDownLatch done = new CountDownLatch(waiters);
+        final CountDownLatch done;
+        private final int waiters;
+        private final int keys;
         final LongAdder overslept = new LongAdder();
         final LongAdder timedOut = new LongAdder();
         final LongAdder failed = new LongAdder();
         final LongAdder overlaps = new LongAdder();
         private final AtomicReference<Throwable> failure = new AtomicReference<>();
         private final ScheduledExecutorService timers;
-        private final KeyLog[] logs = new KeyLog[keys];
+        private final KeyLog[] logs;
         private final long origin = System.nanoTime() - 1; // times are stored relative to it, so 0 means "none"
 
-        Run(ScheduledExecutorService timers) {
+        Run(ScheduledExecutorService timers, int waiters, int keys) {
             this.timers = timers;
+            this.waiters = waiters;
+            this.keys = keys;
+            this.done = new CountDownLatch(waiters);
+            this.logs = new KeyLog[keys];
             int perKey = (waiters + keys - 1) / keys;
             for (int k = 0; k < keys; k++) {
                 logs[k] = new KeyLog(perKey);
             }
         }
 
-        void start(AsyncLock lock, int key) {
+        /** All waiters call at once, on lock names {@code names-0} to {@code names-(keys-1)}. */
+        void startAll(List<LockClient> open, String names) {
+            for (int i = 0; i < waiters; i++) {
+                int key = i % keys;
+                // the n-th waiter of a key sits on client n mod clients, so releases cross clients
+                start(open.get((i / keys) % open.size()).asyncLock(names + "-" + key), key);
+            }
+        }
+
+        private void start(AsyncLock lock, int key) {
             long called = System.nanoTime();
             lock.tryLock(wait, LEASE).whenComplete((acquired, failure) -> {
                 long now = System.nanoTime();
