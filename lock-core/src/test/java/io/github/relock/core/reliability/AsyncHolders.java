@@ -154,6 +154,7 @@ final class AsyncHolders implements AutoCloseable {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 outcomes.add(what + " failed: " + cause.getClass().getSimpleName());
+                System.out.printf("async holders: %s failed: %s%n", what, cause); // the outcome keeps only the type
                 return null;
             }
             return value;
