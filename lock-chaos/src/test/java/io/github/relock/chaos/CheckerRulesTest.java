@@ -26,6 +26,15 @@ class CheckerRulesTest {
     }
 
     @Test
+    void readersMayOverlapEachOtherButNotAWriter() {
+        section("r1", 1, 0, 10, 5_000, LockTarget.SHARED_KIND);
+        section("r2", 2, 1_000, 1_001, 2_000, LockTarget.SHARED_KIND);
+        assertThat(exclusion()).as("two readers").isEmpty();
+        watchdogHold("w", 3, 3_000, 3_001, 3_500);
+        assertThat(exclusion()).as("a writer among readers").extracting(v -> v.involved().get(1)).containsExactly("w");
+    }
+
+    @Test
     void aFrozenHolderMayBeOverlappedUntilItIsToldWithinTheBound() {
         watchdogHold("a", 1, 0, 10, 5_000);
         fault("JVM_PAUSE", "jvm1", 1_000, 2_000);
@@ -125,6 +134,11 @@ class CheckerRulesTest {
     private void watchdogHold(String id, int jvm, long invoke, long enter, long exit, long token) {
         history.add(new Ev.Section(jvm, "client-" + id, "owner-" + id, KEY, token, 0, ms(invoke), ms(enter), ms(exit),
                 1, "prog", id, "ok", "op-" + id));
+    }
+
+    private void section(String id, int jvm, long invoke, long enter, long exit, String kind) {
+        history.add(new Ev.Section(jvm, "client-" + id, "owner-" + id, KEY, 1, 0, ms(invoke), ms(enter), ms(exit), 1,
+                kind, id, "ok", "op-" + id));
     }
 
     private void fixedHold(String id, int jvm, long invoke, long enter, long lease, long exit) {

@@ -6,8 +6,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Mutual exclusion: no two owners may claim one lock at the same instant. Where two claims overlap, the
- * overlap is allowed only as far as a documented limit explains it, judged for the hold that was granted
+ * Mutual exclusion: no two owners may claim one lock at the same instant, unless both hold its read side.
+ * Where two claims overlap, the overlap is allowed only as far as a documented limit explains it, judged for
+ * the hold that was granted
  * first (the one whose lock the other took; either one if their acquisitions raced):
  * <ol>
  * <li>a fixed lease ends by itself: the claim of a fixed-lease section already stops where its lease can
@@ -45,7 +46,7 @@ final class ExclusionChecker {
                 active.removeIf(earlier -> earlier.claimEnd() <= hold.claimStart());
                 for (Hold earlier : active) {
                     List<long[]> overlap = Intervals.intersect(earlier.claim, hold.claim);
-                    if (overlap.isEmpty() || earlier.sameOwner(hold)) {
+                    if (overlap.isEmpty() || earlier.sameOwner(hold) || earlier.shared() && hold.shared()) {
                         continue;
                     }
                     overlaps++;

@@ -106,6 +106,11 @@ final class Hold {
         return claim.get(claim.size() - 1)[1];
     }
 
+    /** Whether this is a read hold, which other read holds of its lock may overlap. */
+    boolean shared() {
+        return first().kind().equals(LockTarget.SHARED_KIND);
+    }
+
     /** Whether two holds are one owner in the lock's eyes (its re-entry), so never a conflict. */
     boolean sameOwner(Hold other) {
         return owner().equals(other.owner()) && !owner().startsWith("unknown-");

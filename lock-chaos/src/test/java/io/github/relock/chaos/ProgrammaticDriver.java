@@ -10,7 +10,8 @@ import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
- * One driver thread on the programmatic API: holds a random lock with a random acquisition, re-enters it
+ * One driver thread on the programmatic API: holds a random lock (see {@link LockTarget}) with a random
+ * acquisition, re-enters it
  * to a random depth with other acquisition kinds (lease kinds mixed), works, and releases; sometimes as an
  * explicit {@link LockOwner} released from another thread, rarely a {@code forceUnlock()} or a
  * {@code close()} of the client followed by a new one.
@@ -56,16 +57,16 @@ final class ProgrammaticDriver implements Runnable {
 
     private void hold() {
         RedisLockClient client = slot.client();
-        String name = "L:k" + random.nextInt(locks);
         LockOwner explicit = random.nextInt(4) == 0 ? explicitOwner(client) : null;
-        ReentrantDistributedLock lock = explicit == null ? client.getLock(name) : client.getLock(name, explicit);
+        LockTarget target = LockTarget.pick(random, client, locks, explicit);
         boolean hop = explicit != null && random.nextBoolean();
-        level(client, lock, explicit, 0, 1 + random.nextInt(3), null, hop);
+        level(client, target, explicit, 0, 1 + random.nextInt(3), null, hop);
     }
 
     /** One level of a hold; returns true once the holder was told it lost the lock. */
-    private boolean level(RedisLockClient client, ReentrantDistributedLock lock, LockOwner explicit, int level,
+    private boolean level(RedisLockClient client, LockTarget target, LockOwner explicit, int level,
             int depth, Holder outer, boolean hop) {
+        ReentrantDistributedLock lock = target.lock();
         Acquire how = Acquire.pick(random);
         long wait = how.waitMillis(random);
         long lease = how.leaseMillis(random);
@@ -99,20 +100,20 @@ final class ProgrammaticDriver implements Runnable {
         try {
             boolean told = Work.run(work / 2, lock::isLost, holder);
             if (!told && level + 1 < depth) {
-                told = level(client, lock, explicit, level + 1, depth, holder, hop);
+                told = level(client, target, explicit, level + 1, depth, holder, hop);
             }
             if (!told) {
                 told = Work.run(work - work / 2, lock::isLost, holder);
             }
-            if (!told) {
-                holder.write();
+            if (!told && !target.shared()) {
+                holder.write(); // readers share the lock: a fenced write is a writer's
             }
             return told;
         }
         finally {
             long exit = System.nanoTime();
             String end = release(lock, hop && level == 0, holder);
-            holder.section(lease, invoke, enter, exit, level + 1, "prog", end, opId);
+            holder.section(lease, invoke, enter, exit, level + 1, target.sectionKind(), end, opId);
         }
     }
 
@@ -152,7 +153,9 @@ final class ProgrammaticDriver implements Runnable {
     }
 
     private void forceUnlock() {
-        ReentrantDistributedLock lock = slot.client().getLock("L:k" + random.nextInt(locks));
+        int n = random.nextInt(locks);
+        ReentrantDistributedLock lock = random.nextBoolean() ? slot.client().getLock("L:k" + n)
+                : slot.client().getFairLock("F:k" + n);
         long invoke = System.nanoTime();
         String result;
         try {

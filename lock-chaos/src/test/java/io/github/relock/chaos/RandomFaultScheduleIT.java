@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -91,7 +92,9 @@ class RandomFaultScheduleIT {
     private static synchronized Map<String, CompletableFuture<RunResult>> controls() {
         if (controls.isEmpty()) {
             List<RunPlan> plans = List.of(
-                    control("control: acquire without owner check", BrokenScripts.ACQUIRE_NO_OWNER_CHECK, false),
+                    // the exclusive and fair locks' acquire without its owner check, and a writer that passes readers
+                    control("control: acquire without owner check", BrokenScripts.ACQUIRE_NO_OWNER_CHECK + "+"
+                            + BrokenScripts.RW_WRITE_IGNORES_READERS, false),
                     control("control: constant fencing token", BrokenScripts.ACQUIRE_CONSTANT_TOKEN, false),
                     control("control: close() leaks watchdog and subscription", null, true));
             ExecutorService pool = Executors.newFixedThreadPool(plans.size());
@@ -114,10 +117,18 @@ class RandomFaultScheduleIT {
         return RunPlan.control(label, Seeds.derive(SEED, label), CONTROL_MILLIS, broken, brokenClose);
     }
 
-    private static RunResult run(RunPlan plan) throws Exception {
+    /** The lock kind a Redis key belongs to, for the report (see {@link LockTarget}). */
+    private static String kindOf(String key) {
+        return key.endsWith(":rw") ? "read-write" : key.endsWith(":fair") ? "fair" : key.contains("{L:") ? "exclusive"
+                : "no one lock";
+    }
+
+        private static RunResult run(RunPlan plan) throws Exception {
         RunResult result = ChaosRun.run(plan);
         results.add(result);
-        System.out.printf("%s: %d violations%n%s%n", plan.label(), result.violations().size(),
+        Map<String, Long> byKind = new TreeMap<>();
+        result.violations().forEach(v -> byKind.merge(v.rule() + " on " + kindOf(v.key()), 1L, Long::sum));
+        System.out.printf("%s: %d violations %s%n%s%n", plan.label(), result.violations().size(), byKind,
                 String.join("\n\n", result.minimalHistories()));
         return result;
     }

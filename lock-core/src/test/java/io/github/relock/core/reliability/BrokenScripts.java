@@ -4,6 +4,7 @@ import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 
 import io.github.relock.core.internal.LuaScript;
@@ -39,6 +40,8 @@ public final class BrokenScripts {
     static final String RW_ACQUIRE_IGNORES_WAITING_WRITER = "rw-acquire-ignores-waiting-writer";
     /** Acquire that lets any client take a freed lock kept for another client's turn: clients race again. */
     public static final String ACQUIRE_IGNORES_TURNS = "acquire-ignores-turns";
+    /** Read-write acquire that lets a writer in while readers hold the lock. */
+    public static final String RW_WRITE_IGNORES_READERS = "rw-write-ignores-readers";
     /** A fair lock's line that never drops a lapsed place: a dead waiter at its head jams the line. */
     static final String LINE_KEEPS_LAPSED_PLACES = "line-keeps-lapsed-places";
 
@@ -51,8 +54,11 @@ public final class BrokenScripts {
         void close();
     }
 
-    /** Applies the named breakage until the returned swap is closed. */
+    /** Applies the named breakage ({@code a+b}: both) until the returned swap is closed. */
     public static Swap apply(String breakage) {
+        if (breakage.contains("+")) {
+            return all(Arrays.stream(breakage.split("\\+")).map(BrokenScripts::apply).toArray(Swap[]::new));
+        }
         return switch (breakage) {
             case ACQUIRE_NO_OWNER_CHECK -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
                     "if pttl ~= -2 then\n  if fair and keep > 0 then\n",
@@ -100,6 +106,9 @@ public final class BrokenScripts {
             case RW_ACQUIRE_IGNORES_WAITING_WRITER -> swap(LuaScript.RW_ACQUIRE, replace(LuaScript.RW_ACQUIRE,
                     "elseif not state.writer and state.writer_since and state.writer_since <= since then",
                     "elseif false then -- BROKEN: readers pass a waiting writer"));
+            case RW_WRITE_IGNORES_READERS -> swap(LuaScript.RW_ACQUIRE, replace(LuaScript.RW_ACQUIRE,
+                    "if state.writer or state.readers > 0 then",
+                    "if state.writer then -- BROKEN: a writer does not wait for the readers inside"));
             case LINE_KEEPS_LAPSED_PLACES -> all(
                     // line.lua is prepended to each script that reads the line
                     swap(LuaScript.ACQUIRE, keepLapsedPlaces(LuaScript.ACQUIRE)),
