@@ -9,8 +9,9 @@ import io.github.relock.core.ReentrantDistributedLock;
 
 /**
  * The lock a programmatic hold takes: half the time the exclusive lock {@code L:k<n>}, else the fair lock
- * {@code F:k<n>} or one side of the read-write lock {@code RW:k<n>}. A read hold is shared: it may overlap other
- * read holds of its lock, never a write hold.
+ * {@code F:k<n>} or one side of the read-write lock {@code RW:k<n>} (exclusive only in the Sentinel phases, whose
+ * client waits for replicas, which those two kinds do not support yet). A read hold is shared: it may overlap
+ * other read holds of its lock, never a write hold.
  */
 record LockTarget(ReentrantDistributedLock lock, boolean shared) {
 
@@ -20,9 +21,19 @@ record LockTarget(ReentrantDistributedLock lock, boolean shared) {
     static LockTarget pick(Random random, RedisLockClient client, int locks, LockOwner owner) {
         int n = random.nextInt(locks);
         int roll = random.nextInt(100);
-        if (roll < 50) {
-            return new LockTarget(owner == null ? client.getLock("L:k" + n) : client.getLock("L:k" + n, owner), false);
+        try {
+            return roll < 50 ? exclusive(client, n, owner) : other(client, n, owner, roll);
         }
+        catch (UnsupportedOperationException ex) {
+            return exclusive(client, n, owner); // a client that waits for replicas has only the exclusive lock
+        }
+    }
+
+    private static LockTarget exclusive(RedisLockClient client, int n, LockOwner owner) {
+        return new LockTarget(owner == null ? client.getLock("L:k" + n) : client.getLock("L:k" + n, owner), false);
+    }
+
+    private static LockTarget other(RedisLockClient client, int n, LockOwner owner, int roll) {
         if (roll < 70) {
             String name = "F:k" + n;
             return new LockTarget(owner == null ? client.getFairLock(name) : client.getFairLock(name, owner), false);

@@ -153,9 +153,7 @@ final class ProgrammaticDriver implements Runnable {
     }
 
     private void forceUnlock() {
-        int n = random.nextInt(locks);
-        ReentrantDistributedLock lock = random.nextBoolean() ? slot.client().getLock("L:k" + n)
-                : slot.client().getFairLock("F:k" + n);
+        ReentrantDistributedLock lock = forceTarget(slot.client(), random.nextInt(locks), random.nextBoolean());
         long invoke = System.nanoTime();
         String result;
         try {
@@ -165,6 +163,16 @@ final class ProgrammaticDriver implements Runnable {
             result = "error:" + ex.getClass().getSimpleName();
         }
         Out.emit(new Ev.Force(jvm, lock.getKey(), invoke, System.nanoTime(), result));
+    }
+
+    /** The exclusive or the fair lock of number {@code n}; the exclusive one where the client has no fair lock. */
+    private static ReentrantDistributedLock forceTarget(RedisLockClient client, int n, boolean fair) {
+        try {
+            return fair ? client.getFairLock("F:k" + n) : client.getLock("L:k" + n);
+        }
+        catch (UnsupportedOperationException ex) {
+            return client.getLock("L:k" + n); // a client that waits for replicas has no fair lock yet
+        }
     }
 
     /** An explicit owner of the current client: reused for a while, as work that hops threads would. */
