@@ -38,10 +38,19 @@ final class LockKeyValues {
      * @throws InvalidLockKeyException if the value cannot name a lock; the message says what to write instead
      */
     static String text(@Nullable Object value, String expression, LockDefinition definition) {
+        String property = expression;
+        if (value instanceof Optional<?> optional) {
+            if (optional.isEmpty()) {
+                throw invalid(expression, definition, "evaluated to an empty Optional for this call, so there is no "
+                        + "lock to take");
+            }
+            value = optional.get(); // Optional[42] names order 42, as 42 does: both calls must take one lock
+            property = expression + ".get()";
+        }
         if (value == null) {
             throw invalid(expression, definition, "evaluated to null for this call, so there is no lock to take");
         }
-        String problem = identityProblem(value, expression, expression);
+        String problem = identityProblem(value, expression, property);
         if (problem != null) {
             throw invalid(expression, definition, "evaluated to " + problem);
         }
