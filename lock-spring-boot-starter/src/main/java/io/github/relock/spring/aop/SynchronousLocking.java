@@ -35,6 +35,15 @@ final class SynchronousLocking extends LockingStrategy {
     @Override
     @Nullable Object returned(@Nullable Object result, LockCall call, LockObserver.Hold hold,
             @Nullable LockOwner owner) {
-        return releaseNow(result, call, hold);
+        @Nullable Object value = releaseNow(result, call, hold);
+        String unfinished = LockedMethodChecks.unfinishedWork(call.definition.method(), value);
+        if (unfinished != null) {
+            throw new IllegalStateException("@DistributedLock on " + call.definition.describeMethod() + " returned "
+                    + unfinished + ", but its declared return type " + call.definition.method().getReturnType()
+                    .getName() + " made the lock be held only while the method ran: that work would run without "
+                    + "the lock. Declare the return type as CompletableFuture or CompletionStage (held until it "
+                    + "completes), or as Mono or Flux (held for each subscription)");
+        }
+        return value;
     }
 }
