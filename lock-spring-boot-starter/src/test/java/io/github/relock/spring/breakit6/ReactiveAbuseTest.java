@@ -118,6 +118,29 @@ class ReactiveAbuseTest {
         });
     }
 
+    /** The context closes while one subscription waits and another holds: both end promptly, neither hangs. */
+    @Test
+    @Timeout(20)
+    void closingTheContextEndsWaitingAndHoldingSubscriptions() throws Exception {
+        try (RedisLockClient elsewhere = RedisLockClient.builder(redis.newConnectionFactory()).build()) {
+            ReentrantDistributedLock busy = elsewhere.getLock(LockNames.of("rx", "closing"));
+            assertThat(busy.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            java.util.concurrent.CompletableFuture<String> waiting = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture<String> holding = new java.util.concurrent.CompletableFuture<>();
+            runner.run(context -> {
+                Rx rx = context.getBean(Rx.class);
+                rx.slow("closing", 1).subscribe(waiting::complete, waiting::completeExceptionally);
+                rx.slow("held", 1_000).subscribe(holding::complete, holding::completeExceptionally);
+                await().atMost(Duration.ofSeconds(5)).until(() -> rx.calls() == 1);
+            });
+            long closed = System.nanoTime();
+            assertThat(waiting).as("the waiting subscription").failsWithin(Duration.ofSeconds(5));
+            assertThat(holding).as("the holding subscription").succeedsWithin(Duration.ofSeconds(5)).isEqualTo("held");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed)).isLessThan(3_000);
+            busy.unlock();
+        }
+    }
+
     private static Throwable unwrapped(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
         return Exceptions.unwrap(catchThrowable(call));
     }
