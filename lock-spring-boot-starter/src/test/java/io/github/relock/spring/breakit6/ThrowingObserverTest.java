@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -97,6 +99,36 @@ class ThrowingObserverTest {
             assertThat(result).succeedsWithin(Duration.ofSeconds(5)).isEqualTo("async 4");
             assertNothingHeld(context, "4");
         });
+    }
+
+    /** One observer's failure must not keep the others from hearing of the call (a meter's gauge would stick). */
+    @Test
+    @Timeout(20)
+    void theOtherObserversStillHearOfEveryStep() {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        LockObserver listening = lockName -> new LockObserver.Acquisition() {
+            @Override
+            public LockObserver.Hold acquired() {
+                heard.add("acquired");
+                return error -> heard.add("released");
+            }
+
+            @Override
+            public void notAcquired() {
+                heard.add("notAcquired");
+            }
+
+            @Override
+            public void failed(Throwable error) {
+                heard.add("failed");
+            }
+        };
+        runner.withBean("failing", LockObserver.class, () -> failingAt("acquired"))
+                .withBean("listening", LockObserver.class, () -> listening).run(context -> {
+                    assertThat(context.getBean(Jobs.class).sync("5")).isEqualTo("sync 5");
+                    assertThat(heard).containsExactly("acquired", "released");
+                    assertNothingHeld(context, "5");
+                });
     }
 
     private static void assertNothingHeld(ApplicationContext context, String id) {
