@@ -131,7 +131,29 @@ class InstancesAndShutdownTest {
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.isAlive() && t.getName().contains(clientId[0]));
     }
 
+    /** A body that leaves its thread interrupted (or is interrupted as it ends) must still give the lock back. */
+    @Test
+    @Timeout(20)
+    void aBodyThatLeavesItsThreadInterruptedStillReleases() {
+        ApplicationContextRunner noWait = runner.withPropertyValues("relock.wait-time=0s");
+        noWait.run(first -> noWait.run(second -> {
+            for (int i = 0; i < 20; i++) {
+                assertThat(first.getBean(Counter.class).interruptSelf("intr")).isEqualTo("intr");
+                assertThat(Thread.interrupted()).as("the interrupt is the caller's to see").isTrue();
+                assertThat(first.getBean(RedisLockClient.class).heldLocks()).isEmpty();
+                assertThat(second.getBean(Counter.class).hold("intr", new CountDownLatch(1), new CountDownLatch(0)))
+                        .as("free for the other instance at once").isEqualTo("intr");
+            }
+        }));
+    }
+
     public static class Counter {
+
+        @DistributedLock(name = "count", key = "#id")
+        public String interruptSelf(String id) {
+            Thread.currentThread().interrupt();
+            return id;
+        }
 
         @Autowired
         @Lazy
