@@ -25,6 +25,9 @@ final class LockNaming {
             try {
                 value = key.parsed().evaluate(arguments, target);
             }
+            catch (InvalidLockKeyException ex) {
+                throw ex; // a LockKeyResolver of the application's own said so already
+            }
             catch (RuntimeException ex) { // SpEL's errors, and a method's the key called, which SpEL passes on as is
                 throw new InvalidLockKeyException(key.expression(), "Key expression '" + key.expression()
                         + "' of @DistributedLock on " + definition.describeMethod() + " could not be evaluated for "
