@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.spring.LockMode;
 
 /**
  * Holds the locks until the {@code CompletionStage} the method returned completes, under an owner of their
@@ -26,6 +28,18 @@ final class CompletionStageLocking extends LockingStrategy {
     LockOwner owner(List<String> lockNames, LockDefinition definition) {
         refuseIfThisThreadHolds(lockNames, definition);
         return services.client().newOwner();
+    }
+
+    @Override
+    void entered(ReentrantDistributedLock lock, LockDefinition definition) {
+        if (definition.mode() != LockMode.READ) { // a read hold lets nested reads in: they do not wait for it
+            ThreadLockScope.enterFutureBody(lock);
+        }
+    }
+
+    @Override
+    void left(ReentrantDistributedLock lock) {
+        ThreadLockScope.exitFutureBody(lock);
     }
 
     @Override

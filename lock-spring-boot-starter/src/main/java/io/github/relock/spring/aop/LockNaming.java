@@ -3,8 +3,6 @@ package io.github.relock.spring.aop;
 import java.util.List;
 import java.util.TreeSet;
 
-import org.springframework.expression.EvaluationException;
-
 import io.github.relock.core.LockNames;
 import io.github.relock.spring.InvalidLockKeyException;
 
@@ -27,7 +25,10 @@ final class LockNaming {
             try {
                 value = key.parsed().evaluate(arguments, target);
             }
-            catch (EvaluationException ex) {
+            catch (InvalidLockKeyException ex) {
+                throw ex; // a LockKeyResolver of the application's own said so already
+            }
+            catch (RuntimeException ex) { // SpEL's errors, and a method's the key called, which SpEL passes on as is
                 throw new InvalidLockKeyException(key.expression(), "Key expression '" + key.expression()
                         + "' of @DistributedLock on " + definition.describeMethod() + " could not be evaluated for "
                         + "this call (" + ex.getMessage() + "); the method was not run", ex);

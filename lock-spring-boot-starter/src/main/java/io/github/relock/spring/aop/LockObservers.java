@@ -11,7 +11,8 @@ public final class LockObservers implements LockObserver {
     private final List<LockObserver> observers;
 
     private LockObservers(List<LockObserver> observers) {
-        this.observers = List.copyOf(observers);
+        // each guarded on its own: one that throws must not keep the next from hearing of the step
+        this.observers = observers.stream().map(GuardedLockObserver::of).toList();
     }
 
     /** Tells every one of {@code observers}, in order: {@link LockObserver#NOOP} for none, the observer itself for one. */

@@ -18,6 +18,7 @@ final class LockServices {
     private final Supplier<@Nullable LockFailureHandler> failureHandler;
     private final LockLossNotifier lossNotifier = new LockLossNotifier();
     private volatile @Nullable DistributedLockClient listenedTo;
+    private volatile @Nullable LockObserver guardedObserver;
 
     LockServices(Supplier<DistributedLockClient> client, Supplier<LockObserver> observer,
             Supplier<@Nullable LockFailureHandler> failureHandler) {
@@ -40,8 +41,14 @@ final class LockServices {
         return current;
     }
 
+    /** The observers, whose failures are logged and never reach the call. */
     LockObserver observer() {
-        return observer.get();
+        LockObserver current = guardedObserver;
+        if (current == null) {
+            current = GuardedLockObserver.of(observer.get()); // a race wraps it twice; both work alike
+            guardedObserver = current;
+        }
+        return current;
     }
 
     @Nullable LockFailureHandler failureHandler() {

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -73,6 +74,13 @@ final class LockedMethodChecks {
             }
             return LockDefinition.Holding.COMPLETION_STAGE;
         }
+        if (Future.class.isAssignableFrom(returnType)) {
+            throw where.invalid("returns " + returnType.getName() + ": its work may go on after the method returned, "
+                            + "and a Future cannot be followed without blocking a thread, so the lock would be released "
+                            + "before the work ends",
+                    "Declare the return type as CompletableFuture or CompletionStage (the lock is then held until it "
+                            + "completes), or return the work's result instead of a Future.", null);
+        }
         if (returnType.getName().equals("reactor.core.publisher.Mono")
                 || returnType.getName().equals("reactor.core.publisher.Flux")) { // by name: Reactor is optional
             return LockDefinition.Holding.REACTIVE;
@@ -90,6 +98,35 @@ final class LockedMethodChecks {
                             + "with DistributedLockClient.newOwner() around the reactive pipeline.", null);
         }
         return LockDefinition.Holding.SYNCHRONOUS;
+    }
+
+    /**
+     * What is wrong with the value a synchronously held method returned, whose declared type (say, Object) did
+     * not show that its work outlives the call: a publisher not yet subscribed to, or a future not yet done. Its
+     * lock was held while the method ran only, so that work would run (or go on) without it. Null if the value
+     * is plain.
+     */
+    static @Nullable String unfinishedWork(Method method, @Nullable Object result) {
+        if (result == null || Modifier.isFinal(method.getReturnType().getModifiers())) {
+            return null; // declared String, int, a record...: no adapter lookup per call
+        }
+        if (result instanceof CompletionStage<?> stage) {
+            return isDone(stage) ? null : "a CompletionStage that has not completed yet";
+        }
+        if (result instanceof Future<?> future) {
+            return future.isDone() ? null : "a Future that is not done yet";
+        }
+        return reactive(result.getClass()) ? "a " + result.getClass().getName() + ", whose work runs when it is "
+                + "subscribed to" : null;
+    }
+
+    private static boolean isDone(CompletionStage<?> stage) {
+        try {
+            return stage.toCompletableFuture().isDone();
+        }
+        catch (UnsupportedOperationException ex) {
+            return false;
+        }
     }
 
     private static boolean reactive(Class<?> returnType) {

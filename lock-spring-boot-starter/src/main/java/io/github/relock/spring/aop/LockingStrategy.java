@@ -43,7 +43,7 @@ abstract class LockingStrategy {
         catch (LockNotAcquiredException ex) {
             return call.whenNotAcquired(ex);
         }
-        entered(lock);
+        entered(lock, definition);
         Object result;
         try {
             result = invocation.proceed();
@@ -69,7 +69,7 @@ abstract class LockingStrategy {
     abstract @Nullable LockOwner owner(List<String> lockNames, LockDefinition definition);
 
     /** The locks are held and the method is about to run on this thread. */
-    void entered(ReentrantDistributedLock lock) {
+    void entered(ReentrantDistributedLock lock, LockDefinition definition) {
     }
 
     /** The method returned or threw on this thread. */

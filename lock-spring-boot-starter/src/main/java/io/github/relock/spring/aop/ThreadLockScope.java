@@ -16,32 +16,63 @@ import io.github.relock.core.ReentrantDistributedLock;
 public final class ThreadLockScope {
 
     private static final ThreadLocal<Deque<ReentrantDistributedLock>> LOCKS = new ThreadLocal<>();
+    /** Locks held by a future's owner (a method returning a CompletionStage) while its body runs on this thread. */
+    private static final ThreadLocal<Deque<ReentrantDistributedLock>> FUTURE_LOCKS = new ThreadLocal<>();
 
     private ThreadLockScope() {
     }
 
     static void enter(ReentrantDistributedLock lock) {
-        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+        push(LOCKS, lock);
+    }
+
+    static void exit(ReentrantDistributedLock lock) {
+        remove(LOCKS, lock);
+    }
+
+    /** The body of a method returning a CompletionStage starts on this thread; its future owns {@code lock}. */
+    static void enterFutureBody(ReentrantDistributedLock lock) {
+        push(FUTURE_LOCKS, lock);
+    }
+
+    static void exitFutureBody(ReentrantDistributedLock lock) {
+        remove(FUTURE_LOCKS, lock);
+    }
+
+    private static void push(ThreadLocal<Deque<ReentrantDistributedLock>> scope, ReentrantDistributedLock lock) {
+        Deque<ReentrantDistributedLock> locks = scope.get();
         if (locks == null) {
             locks = new ArrayDeque<>();
-            LOCKS.set(locks);
+            scope.set(locks);
         }
         locks.push(lock);
     }
 
-    static void exit(ReentrantDistributedLock lock) {
-        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+    private static void remove(ThreadLocal<Deque<ReentrantDistributedLock>> scope, ReentrantDistributedLock lock) {
+        Deque<ReentrantDistributedLock> locks = scope.get();
         if (locks != null) {
             locks.remove(lock);
             if (locks.isEmpty()) {
-                LOCKS.remove(); // pooled threads keep nothing between tasks
+                scope.remove(); // pooled threads keep nothing between tasks
             }
         }
     }
 
-    /** Whether a {@code @DistributedLock} call on this thread holds the lock called {@code name}; no Redis call. */
+    /**
+     * Whether a {@code @DistributedLock} call running on this thread holds the lock called {@code name}, either
+     * as this thread's or as its future's; no Redis call.
+     */
     static boolean holds(String name) {
-        Deque<ReentrantDistributedLock> locks = LOCKS.get();
+        return holds(LOCKS, name) || holdsForAFuture(name);
+    }
+
+    /** Whether the body of a call returning a CompletionStage, running on this thread, holds {@code name} for its future. */
+    static boolean holdsForAFuture(String name) {
+        return holds(FUTURE_LOCKS, name);
+    }
+
+    private static boolean holds(ThreadLocal<Deque<ReentrantDistributedLock>> scope, String name) {
+        Deque<ReentrantDistributedLock> locks = scope.get();
         if (locks == null) {
             return false;
         }
