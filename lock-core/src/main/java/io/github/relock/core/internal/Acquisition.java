@@ -77,7 +77,7 @@ final class Acquisition {
         long sent = System.nanoTime();
         // a fixed lease beyond what the hold has left: with minReplicas, replicas must see it too
         boolean lengthens = hold != null && !watchdog
-                && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - hold.confirmedUntilNanos() > 0;
+                && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - leftUntil(hold) > 0;
         AcquireReply reply;
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
@@ -90,7 +90,7 @@ final class Acquisition {
                     + RedisFailures.describe(ex), ex);
         }
         if (reply.acquired()) {
-            record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent);
+            record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens);
         }
         else if (reply.holdGone()) {
             if (hold != null) {
@@ -148,8 +148,21 @@ final class Acquisition {
         }
     }
 
+    /**
+     * Until when the hold is known kept where it counts: with minReplicas, on a replica. The primary may confirm
+     * more (renewals no replica acknowledged), but a failover keeps only what a replica saw.
+     */
+    private long leftUntil(Hold hold) {
+        long confirmed = hold.confirmedUntilNanos();
+        long acknowledged = hold.acknowledgedUntilNanos();
+        boolean replicasKnowLess = context.commands().awaitsReplicas() && acknowledged != Long.MAX_VALUE
+                && acknowledged - confirmed < 0;
+        return replicasKnowLess ? acknowledged : confirmed;
+    }
+
+    /** @param waited whether the call waited for the replicas (a re-entry that lengthened the lease) */
     private void record(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis, boolean watchdog,
-            long maxHoldNanos, long sent) {
+            long maxHoldNanos, long sent, boolean waited) {
         if (hold == null) {
             Hold acquired = new Hold(keys, holder.id(), holder.bytes(), holder.thread(), reply.value(), watchdog,
                     (int) reply.holds(), leaseMillis, sent);
@@ -164,7 +177,7 @@ final class Acquisition {
         hold.count(hold.count() + 1);
         // the longest lease asked for wins: the script lengthened the lease, never shortened it
         hold.leaseRenewed(sent, leaseMillis);
-        if (context.commands().awaitsReplicas() && !watchdog) {
+        if (context.commands().awaitsReplicas() && waited) {
             hold.acknowledged(sent, leaseMillis); // a longer lease was acknowledged, or not taken; never shortens
         }
         if (watchdog) {
