@@ -4,6 +4,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 
 import io.github.relock.core.LockOperationException;
@@ -11,7 +13,9 @@ import io.github.relock.core.LockOperationException;
 /**
  * The wait for a lock, whatever its kind: try once; if it is busy, join the lock's local waiters and sleep
  * until a release is announced, a local releaser hands the lock over, or the holder's lease would end,
- * whichever comes first; try again. No spinning, and a lost announcement costs at most one lease.
+ * whichever comes first; try again. No spinning, and a lost announcement costs at most one lease. A
+ * subscription Redis did not confirm (a connection cut or timed out) is a wake-up that will not come: the
+ * waiter looks again after {@link #RESUBSCRIBE_NANOS} and subscribes again, rather than give up the wait.
  */
 final class AcquireLoop {
 
@@ -31,8 +35,13 @@ final class AcquireLoop {
         void closing(RuntimeException reported);
     }
 
+    /** How soon a waiter whose subscription failed looks again, and subscribes again. */
+    static final long RESUBSCRIBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     /** How often to look again when the holder set no lease (a key written by something else). */
     private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private static final Logger log = LoggerFactory.getLogger(AcquireLoop.class);
 
     private final LockKeys keys;
     private final ClientContext context;
@@ -64,17 +73,22 @@ final class AcquireLoop {
             if (reply.acquired() || waitNanos == 0) {
                 return reply.acquired();
             }
-            try (ReleaseWaiter waiter = join(candidate, name)) {
+            ReleaseWaiter waiter = join(candidate, name);
+            try {
                 // behind other local waiters, a release since the attempt above woke one of them or went to one;
                 // a release that wakes all, or names its next owner, may have been meant for this one
-                boolean attemptNow = !waiter.behindOthers() || keys.kind().wakeUp() != WakeUp.ONE;
+                boolean attemptNow = waiter == null || !waiter.behindOthers() || keys.kind().wakeUp() != WakeUp.ONE;
                 while (true) {
                     if (attemptNow) {
-                        // armed before the attempt: a release announced from here on wakes the sleep below
-                        waiter.arm();
+                        if (waiter != null) {
+                            // armed before the attempt: a release announced from here on wakes the sleep below
+                            waiter.arm();
+                        }
                         reply = attempt.run();
                         if (reply.acquired()) {
-                            waiter.arm(); // the wake-up, if any, was used
+                            if (waiter != null) {
+                                waiter.arm(); // the wake-up, if any, was used
+                            }
                             return true;
                         }
                     }
@@ -83,7 +97,17 @@ final class AcquireLoop {
                     if (left <= 0) {
                         return false;
                     }
-                    boolean interruptedNow = sleep(waiter, Math.min(left, untilLeaseEnds(reply.value())), unwanted);
+                    long sleep = Math.min(left, untilLeaseEnds(reply.value()));
+                    if (waiter == null) {
+                        // nothing announces the release to this waiter: look again soon, and subscribe again
+                        LockSupport.parkNanos(this, Math.min(sleep, RESUBSCRIBE_NANOS));
+                        if (Thread.interrupted() || stepBack(deadline)) {
+                            interrupted = interruptedWhileWaiting(interruptible);
+                        }
+                        waiter = join(candidate, name);
+                        continue;
+                    }
+                    boolean interruptedNow = sleep(waiter, sleep, unwanted);
                     if (waiter.takeGrant()) {
                         waiter.arm();
                         if (interruptedNow && interruptible) {
@@ -100,6 +124,11 @@ final class AcquireLoop {
                     }
                 }
             }
+            finally {
+                if (waiter != null) {
+                    waiter.close();
+                }
+            }
         }
         finally {
             if (interrupted) {
@@ -108,16 +137,29 @@ final class AcquireLoop {
         }
     }
 
-    private ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate, String name) {
+    /**
+     * Joins the lock's local waiters, or returns null if the subscription failed for want of an answer (a
+     * connection cut or timed out): such a wait polls and subscribes again. An error reply ends the wait.
+     */
+    private @Nullable ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate, String name) {
         try {
             // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
             return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate,
                     keys.kind().wakeUp(), name);
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
-                    + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
+            return unsubscribed(keys, ex);
         }
+    }
+
+    /** A failed subscription: null (wait without one) if Redis did not answer, else the wait's failure. */
+    static @Nullable ReleaseWaiter unsubscribed(LockKeys keys, DataAccessException ex) {
+        if (!RedisFailures.refused(ex)) {
+            log.debug("Could not subscribe to the releases of lock '{}'; looking again in a moment", keys.name(), ex);
+            return null;
+        }
+        throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
+                + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
     }
 
     private boolean interruptedWhileWaiting(boolean interruptible) throws InterruptedException {

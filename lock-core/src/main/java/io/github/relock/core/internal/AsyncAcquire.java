@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
-import io.github.relock.core.LockOperationException;
 
 /**
  * One asynchronous wait for a lock: the same attempts as {@link AcquireLoop}, run on the client's
@@ -107,12 +106,18 @@ final class AsyncAcquire<T> {
                 finish(() -> result.complete(request.notGranted())); // nothing left behind once the caller hears
                 return;
             }
+            long sleep = Math.min(left, AcquireLoop.untilLeaseEnds(reply.value()));
             if (waiter == null) {
                 waiter = join();
+                if (waiter == null) {
+                    // nothing announces the release to this wait: look again soon, and subscribe again
+                    later(Math.min(sleep, AcquireLoop.RESUBSCRIBE_NANOS));
+                    return;
+                }
                 kick(); // subscribed: one more attempt sees any release that came before
                 return;
             }
-            later(Math.min(left, AcquireLoop.untilLeaseEnds(reply.value())));
+            later(sleep);
         }
         catch (Throwable failure) {
             // an Error too: the caller hears of it, and what this wait left is cleaned up
@@ -120,14 +125,14 @@ final class AsyncAcquire<T> {
         }
     }
 
-    private ReleaseWaiter join() {
+    /** The wait's subscription, or null if Redis did not answer (the next step tries again). */
+    private @Nullable ReleaseWaiter join() {
         try {
             return context.subscriptions().join(keys.channel(), null, keys.kind().wakeUp(), request.holder().id(),
                     this::kick);
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
-                    + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
+            return AcquireLoop.unsubscribed(keys, ex);
         }
     }
 

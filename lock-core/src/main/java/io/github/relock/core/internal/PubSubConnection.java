@@ -84,8 +84,11 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             throw ex;
         }
         catch (RuntimeException ex) {
-            // the Subscription API passes the driver's own exceptions through
-            throw new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex);
+            // the Subscription API passes the driver's own exceptions through: a timeout or a lost connection
+            // must not read as an error reply (see RedisFailures)
+            DataAccessException translated = factory.translateExceptionIfPossible(ex);
+            throw translated != null ? translated
+                    : new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex);
         }
         return on;
     }

@@ -16,8 +16,13 @@ final class RedisFailures {
      */
     static String describe(DataAccessException ex) {
         String detail = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
-        // spring-data-redis wraps error replies (OOM, READONLY, NOSCRIPT…) in RedisSystemException
-        String what = (ex instanceof RedisSystemException) ? "Redis refused it" : "Redis did not answer";
+        String what = refused(ex) ? "Redis refused it" : "Redis did not answer";
         return (detail != null) ? what + ": " + detail : what;
+    }
+
+    /** Whether Redis answered with an error, rather than not at all (a timeout, a lost or refused connection). */
+    static boolean refused(DataAccessException ex) {
+        // spring-data-redis wraps error replies (OOM, READONLY, NOSCRIPT…) in RedisSystemException
+        return ex instanceof RedisSystemException;
     }
 }

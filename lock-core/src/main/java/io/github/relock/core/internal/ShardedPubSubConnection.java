@@ -13,12 +13,14 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -252,10 +254,13 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         }
         catch (ExecutionException ex) {
             Throwable cause = ex.getCause() == null ? ex : ex.getCause();
-            throw new RedisSystemException("Could not " + what + ": " + cause.getMessage(), cause);
+            String message = "Could not " + what + ": " + cause.getMessage();
+            // an error reply is Redis refusing; anything else (a lost connection) is Redis not answering
+            throw cause instanceof RedisCommandExecutionException ? new RedisSystemException(message, cause)
+                    : new RedisConnectionFailureException(message, cause);
         }
         catch (TimeoutException ex) {
-            throw new RedisSystemException("Redis did not confirm in " + timeout.toMillis() + " ms: " + what, ex);
+            throw new QueryTimeoutException("Redis did not confirm in " + timeout.toMillis() + " ms: " + what, ex);
         }
     }
 
