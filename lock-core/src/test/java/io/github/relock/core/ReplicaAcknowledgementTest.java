@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.relock.core.reliability.ChaosProxy;
+import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -43,6 +45,50 @@ class ReplicaAcknowledgementTest {
                 }
                 finally {
                     replica.resume();
+                }
+            }
+        }
+    }
+
+    /**
+     * Client ids are counted per server: after a reconnect to another server (a failover) the new connection
+     * may get the very id the old one had. A WAIT sent again there answers for a connection that wrote
+     * nothing, so it must not count, whatever the ids say.
+     */
+    @Test
+    void aWaitAnsweredByAnotherServerNeverCountsEvenUnderTheSameClientId() throws Exception {
+        try (RedisServer first = RedisServer.start();
+                RedisServer firstReplica = RedisServer.builder().replicaOf(first).start();
+                RedisServer second = RedisServer.start();
+                RedisServer secondReplica = RedisServer.builder().replicaOf(second).start();
+                ChaosProxy proxy = new ChaosProxy(first.port()); Factories factories = new Factories()) {
+            Replication.awaitReplicaOnline(first);
+            Replication.awaitReplicaOnline(second);
+            try (RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(),
+                    Duration.ofSeconds(5))).watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1)
+                    .replicaAckTimeout(Duration.ofSeconds(3)).build()) {
+                for (int i = 0; i < 50; i++) {
+                    first.command("CLIENT", "ID"); // ahead of the second server's ids, which then catch up below
+                }
+                firstReplica.pause(); // the WAIT on the first server blocks
+                try {
+                    CompletableFuture<Boolean> acquired = CompletableFuture.supplyAsync(
+                            () -> client.getLock("same-id").tryLock());
+                    String waiting = awaitClientBlockedIn(first, "wait");
+                    // the second server's next connection gets the same id; the proxy sends it there
+                    long id = Long.parseLong(waiting);
+                    long next;
+                    do {
+                        next = Long.parseLong(String.valueOf(second.command("CLIENT", "ID"))) + 1;
+                    } while (next < id);
+                    assertThat(next).as("the second server's next client id").isEqualTo(id);
+                    proxy.retarget(second.port());
+                    first.command("CLIENT", "KILL", "ID", waiting);
+                    assertThat(acquired.get(20, TimeUnit.SECONDS)).as("acknowledged by a WAIT on another server")
+                            .isFalse();
+                }
+                finally {
+                    firstReplica.resume();
                 }
             }
         }

@@ -100,10 +100,13 @@ final class OwnConnection {
         private final RedisClusterAsyncCommands<byte[], byte[]> commands;
         /** The server's id for this connection before the first script: see {@link #awaitReplicas}. */
         private final Future<Long> connectionIdBefore;
+        /** Which server that was: client ids are counted per server, so another one may hand out the same. */
+        private final Future<String> serverBefore;
 
         private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
             this.commands = commands;
             this.connectionIdBefore = commands.clientId();
+            this.serverBefore = commands.info("server");
         }
 
         /** While a pipeline is open the connection hands out its dedicated native connection; nothing is queued. */
@@ -140,25 +143,42 @@ final class OwnConnection {
         }
 
         /**
-         * WAIT, bracketed by CLIENT ID. Lettuce reconnects by itself and sends again what was in flight: a
-         * WAIT sent again on a new connection (after a failover, to the new primary) waits for nothing this
-         * connection wrote there and answers at once. If the server's id for the connection changed between
-         * the first script and the WAIT, the acknowledgement is worth nothing: 0.
+         * WAIT, bracketed by CLIENT ID and the server's run id. Lettuce reconnects by itself and sends again
+         * what was in flight: a WAIT sent again on a new connection (after a failover, to the new primary)
+         * waits for nothing this connection wrote there and answers at once. If the connection, or the server
+         * it is on, changed between the first script and the WAIT, the acknowledgement is worth nothing: 0.
+         * The id alone cannot tell: each server counts its own, so the new primary may give the same one.
          */
         @Override
         public long awaitReplicas(int replicas, long waitMillis) {
             // WAIT answers by its own timeout
             Future<Long> reply = commands.waitForReplication(replicas, waitMillis);
             Future<Long> connectionIdAfter = commands.clientId();
+            Future<String> serverAfter = commands.info("server");
             Long acks = await(reply, waitMillis);
             Long before = await(connectionIdBefore, 0);
             Long after = await(connectionIdAfter, 0);
-            if (before == null || !before.equals(after)) {
-                log.warn("The connection was re-established between a lock script and its WAIT; counting the "
-                        + "acknowledgement as none");
+            String runBefore = runId(await(serverBefore, 0));
+            if (before == null || !before.equals(after) || runBefore == null
+                    || !runBefore.equals(runId(await(serverAfter, 0)))) {
+                log.warn("The connection was re-established, or moved to another server, between a lock script "
+                        + "and its WAIT; counting the acknowledgement as none");
                 return 0;
             }
             return acks == null ? 0 : acks;
+        }
+
+        /** The {@code run_id} in an INFO server reply: a new one each time a server process starts. */
+        static @Nullable String runId(@Nullable String info) {
+            if (info == null) {
+                return null;
+            }
+            int start = info.indexOf("run_id:");
+            if (start < 0) {
+                return null;
+            }
+            int end = info.indexOf('\r', start);
+            return info.substring(start + "run_id:".length(), end < 0 ? info.length() : end).trim();
         }
 
         /** The reply, waiting up to {@code extraMillis} beyond the backstop (a WAIT's own timeout). */

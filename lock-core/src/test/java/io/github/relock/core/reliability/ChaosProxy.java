@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class ChaosProxy implements AutoCloseable {
 
-    private final int targetPort;
+    private volatile int targetPort;
     private final ServerSocket server;
     private final Thread acceptor;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
@@ -43,6 +43,11 @@ public final class ChaosProxy implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /** Connections accepted from now on go to {@code port} (another server); those open stay where they are. */
+    public void retarget(int port) {
+        targetPort = port;
     }
 
     /** The next command containing {@code marker} runs, but its reply never arrives: the connection drops. */
