@@ -1,6 +1,7 @@
 package io.github.relock.core.internal;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     private final String ownClient;
     /** Runs the look after another client's turn; null: look at once. */
     private final @Nullable AsyncRunner timers;
+    /** Told when the client closes: an asynchronous wait between subscriptions has no waiter to wake. */
+    private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
@@ -222,11 +225,27 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         }
     }
 
+    /**
+     * Runs {@code onClose} (which must not block) when the client closes, at once if it has, until
+     * {@link #unwatchClose}.
+     */
+    void watchClose(Runnable onClose) {
+        closeWatchers.add(onClose);
+        if (closed) {
+            onClose.run();
+        }
+    }
+
+    void unwatchClose(Runnable onClose) {
+        closeWatchers.remove(onClose);
+    }
+
     /** Wakes every waiter with an error, then drops the pub/sub connection. */
     @Override
     public void close() {
         closed = true;
         queues.values().forEach(WaiterQueue::wakeForShutdown);
+        closeWatchers.forEach(Runnable::run);
         connection.close();
         queues.clear();
     }
