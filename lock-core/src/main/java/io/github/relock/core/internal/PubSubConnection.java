@@ -38,6 +38,10 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
 
         /** Releases may have been missed (a reconnect, a new connection): every waiter should look again. */
         void mayHaveMissedReleases();
+
+        /** Redis confirmed a subscription to {@code channel}, maybe one asked for long ago (see its use). */
+        default void subscribed(String channel) {
+        }
     }
 
     private final RedisConnectionFactory factory;
@@ -224,7 +228,10 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     /** Lettuce confirms each subscription, also when it re-subscribes after a reconnect. */
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
-        if (Arrays.equals(channel, anchorChannel) && anchorConfirmations.incrementAndGet() > 1) {
+        if (!Arrays.equals(channel, anchorChannel)) {
+            events.subscribed(new String(channel, StandardCharsets.UTF_8));
+        }
+        else if (anchorConfirmations.incrementAndGet() > 1) {
             log.debug("Pub/sub connection re-subscribed after a reconnect; waking every waiter");
             events.mayHaveMissedReleases();
         }

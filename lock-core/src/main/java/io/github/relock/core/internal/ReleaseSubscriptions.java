@@ -204,6 +204,41 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         }
     }
 
+    /**
+     * A SUBSCRIBE that timed out still runs if the connection comes back, when no local thread may wait on
+     * its channel any more: such a subscription is undone, else it would stay (and be renewed on reconnects).
+     */
+    @Override
+    public void subscribed(String channel) {
+        AsyncRunner scheduler = timers;
+        if (scheduler == null || queues.containsKey(channel)) {
+            return;
+        }
+        try {
+            scheduler.execute(() -> unsubscribeIfUnwanted(channel)); // not on the driver's thread: it talks to Redis
+        }
+        catch (RejectedExecutionException ex) {
+            // closing: the connection goes, and its subscriptions with it
+        }
+    }
+
+    private void unsubscribeIfUnwanted(String channel) {
+        // a queue of its own, so that a joiner waits for the unsubscribe, then starts anew (as after leave)
+        WaiterQueue queue = queues.computeIfAbsent(channel, unused -> new WaiterQueue(channel, WakeUp.ONE));
+        queue.lock.lock();
+        try {
+            if (queue.retired || queue.members > 0 || queue.subscribedOn != 0 || closed) {
+                return; // wanted after all: a joiner subscribed it, or is about to
+            }
+            queue.retired = true;
+            connection.unsubscribe(channel);
+            queues.remove(channel, queue);
+        }
+        finally {
+            queue.lock.unlock();
+        }
+    }
+
     @Override
     public void mayHaveMissedReleases() {
         queues.values().forEach(WaiterQueue::wakeAll);

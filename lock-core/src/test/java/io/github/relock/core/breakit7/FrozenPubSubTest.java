@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,7 @@ class FrozenPubSubTest {
             long start = System.nanoTime();
             assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isFalse();
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            proxy.freezePubSub(false); // the rest need not wait out timeouts
             held.unlock();
             for (Thread thread : others) {
                 thread.join(10_000);
@@ -63,6 +65,44 @@ class FrozenPubSubTest {
             }
             // the wait time, one timeout of its own subscribe, and slack for a loaded machine
             assertThat(tookMillis).as("ms a 1 s tryLock took").isLessThan(1_000 + TIMEOUT.toMillis() + 1_500);
+        }
+    }
+
+    /**
+     * A SUBSCRIBE that timed out still runs once the connection answers again: nobody waits on that channel
+     * any more, yet it stays subscribed (and Lettuce subscribes it again after every reconnect).
+     */
+    @Test
+    void aSubscribeThatTimedOutLeavesNoSubscriptionBehind() throws Exception {
+        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
+                RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), TIMEOUT)).build()) {
+            openPubSub(holder, waiter);
+            proxy.freezePubSub(true);
+            ReentrantDistributedLock held = holder.getLock("bk7:leak");
+            held.lock();
+            ReentrantDistributedLock lock = waiter.getLock("bk7:leak");
+            assertThat(lock.tryLock(1500, TimeUnit.MILLISECONDS)).isFalse();
+            held.unlock();
+            proxy.freezePubSub(false);
+            String channel = waiter.redisKeys("bk7:leak").releaseChannel();
+            Thread.sleep(1_000); // the buffered commands reach Redis
+            assertThat(redis.server().command("PUBSUB", "NUMSUB", channel)).as("subscribers of " + channel)
+                    .isEqualTo(channel + "\n0");
+            // and the client still works: a wait that subscribes, and leaves
+            CountDownLatch taken = new CountDownLatch(1);
+            Thread release = new Thread(() -> {
+                held.lock();
+                taken.countDown();
+                sleep(300);
+                held.unlock();
+            });
+            release.start();
+            taken.await();
+            assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+            lock.unlock();
+            release.join();
+            assertThat(redis.server().command("PUBSUB", "NUMSUB", channel)).isEqualTo(channel + "\n0");
         }
     }
 
