@@ -35,6 +35,8 @@ final class AsyncAcquire<T> {
     private final CompletableFuture<T> result = new CompletableFuture<>();
     /** Wake-ups not yet handled; the step that takes the count from 0 runs them all at once. */
     private final AtomicInteger kicks = new AtomicInteger();
+    /** Kicks a step when the client closes: a wait paused between failed subscriptions has no waiter to wake. */
+    private final Runnable onClose = this::kick;
     /** Written by one step at a time (see {@link #kick()}); read by {@link #closed} when no step runs. */
     private volatile @Nullable ReleaseWaiter waiter;
     private volatile @Nullable ScheduledFuture<?> timer;
@@ -51,6 +53,7 @@ final class AsyncAcquire<T> {
     /** Starts the first attempt and returns at once; the result completes when the wait ends. */
     CompletableFuture<T> start() {
         acquisition.started(request.holder());
+        context.subscriptions().watchClose(onClose);
         result.whenComplete((value, failure) -> kick()); // a caller that completes it ends the wait at once
         kick();
         return result;
@@ -180,6 +183,7 @@ final class AsyncAcquire<T> {
             return; // a release that failed after the grant comes here a second time
         }
         finished = true;
+        context.subscriptions().unwatchClose(onClose);
         if (timer != null) {
             timer.cancel(false);
         }
@@ -195,6 +199,7 @@ final class AsyncAcquire<T> {
             return;
         }
         finished = true;
+        context.subscriptions().unwatchClose(onClose);
         result.completeExceptionally(failure);
         ReleaseWaiter left = waiter;
         if (left != null) {

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
@@ -37,6 +38,10 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
 
         /** Releases may have been missed (a reconnect, a new connection): every waiter should look again. */
         void mayHaveMissedReleases();
+
+        /** Redis confirmed a subscription to {@code channel}, maybe one asked for long ago (see its use). */
+        default void subscribed(String channel) {
+        }
     }
 
     private final RedisConnectionFactory factory;
@@ -49,6 +54,9 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     private volatile long generation;
     /** Confirmations of the anchor subscription on the current connection: more than one means a reconnect. */
     private final AtomicInteger anchorConfirmations = new AtomicInteger();
+    /** The last subscribe or opening Redis did not answer, and when it ended (see {@link #unansweredLately}). */
+    private volatile @Nullable DataAccessException unanswered;
+    private volatile long unansweredAt;
     private volatile boolean closed;
 
     PubSubConnection(RedisConnectionFactory factory, String anchorChannel, Events events) {
@@ -77,20 +85,43 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     public long subscribe(String channel) {
         Subscription subscription = Interrupts.uninterruptibly(this::subscription);
         long on = generation;
+        unansweredLately("subscribe to " + channel);
         try {
             Interrupts.uninterruptibly(() -> subscription.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
         }
         catch (DataAccessException ex) {
-            throw ex;
+            throw unanswered(ex);
         }
         catch (RuntimeException ex) {
             // the Subscription API passes the driver's own exceptions through: a timeout or a lost connection
             // must not read as an error reply (see RedisFailures)
             DataAccessException translated = factory.translateExceptionIfPossible(ex);
-            throw translated != null ? translated
-                    : new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex);
+            throw unanswered(translated != null ? translated
+                    : new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex));
         }
+        unanswered = null;
         return on;
+    }
+
+    /**
+     * Fails at once if Redis did not answer a subscribe or an opening a moment ago: each waiter tries again
+     * every 100 ms, and would otherwise open a connection (or wait out a timeout) of its own each time.
+     */
+    private void unansweredLately(String what) {
+        DataAccessException last = unanswered;
+        if (last != null && System.nanoTime() - unansweredAt < AcquireLoop.RESUBSCRIBE_NANOS) {
+            throw new RedisConnectionFailureException("Could not " + what + ": the pub/sub connection did not "
+                    + "answer a moment ago (" + RedisFailures.describe(last) + ")", last);
+        }
+    }
+
+    /** Notes {@code ex} for {@link #unansweredLately} if Redis did not answer, and returns it. */
+    private DataAccessException unanswered(DataAccessException ex) {
+        if (!RedisFailures.refused(ex)) {
+            unansweredAt = System.nanoTime();
+            unanswered = ex;
+        }
+        return ex;
     }
 
     @Override
@@ -127,7 +158,14 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             if (current != null) {
                 closeQuietly(current);
             }
-            RedisConnection fresh = factory.getConnection();
+            unansweredLately("open the pub/sub connection");
+            RedisConnection fresh;
+            try {
+                fresh = factory.getConnection();
+            }
+            catch (DataAccessException ex) {
+                throw unanswered(ex);
+            }
             // a wrapped (even proxied) Jedis connection would block in its subscribe for good: ask what is inside
             try {
                 RedisDriverCheck.requireLettuce(fresh);
@@ -141,10 +179,15 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
                 // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
                 fresh.subscribe(this, anchorChannel);
             }
+            catch (DataAccessException ex) {
+                closeQuietly(fresh);
+                throw unanswered(ex);
+            }
             catch (RuntimeException ex) {
                 closeQuietly(fresh);
                 throw ex;
             }
+            unanswered = null;
             Subscription subscription = fresh.getSubscription();
             if (subscription == null) {
                 closeQuietly(fresh);
@@ -185,7 +228,10 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     /** Lettuce confirms each subscription, also when it re-subscribes after a reconnect. */
     @Override
     public void onChannelSubscribed(byte[] channel, long count) {
-        if (Arrays.equals(channel, anchorChannel) && anchorConfirmations.incrementAndGet() > 1) {
+        if (!Arrays.equals(channel, anchorChannel)) {
+            events.subscribed(new String(channel, StandardCharsets.UTF_8));
+        }
+        else if (anchorConfirmations.incrementAndGet() > 1) {
             log.debug("Pub/sub connection re-subscribed after a reconnect; waking every waiter");
             events.mayHaveMissedReleases();
         }

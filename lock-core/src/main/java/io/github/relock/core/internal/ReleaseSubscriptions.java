@@ -1,6 +1,7 @@
 package io.github.relock.core.internal;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     private final String ownClient;
     /** Runs the look after another client's turn; null: look at once. */
     private final @Nullable AsyncRunner timers;
+    /** Told when the client closes: an asynchronous wait between subscriptions has no waiter to wake. */
+    private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
@@ -201,6 +204,41 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         }
     }
 
+    /**
+     * A SUBSCRIBE that timed out still runs if the connection comes back, when no local thread may wait on
+     * its channel any more: such a subscription is undone, else it would stay (and be renewed on reconnects).
+     */
+    @Override
+    public void subscribed(String channel) {
+        AsyncRunner scheduler = timers;
+        if (scheduler == null || queues.containsKey(channel)) {
+            return;
+        }
+        try {
+            scheduler.execute(() -> unsubscribeIfUnwanted(channel)); // not on the driver's thread: it talks to Redis
+        }
+        catch (RejectedExecutionException ex) {
+            // closing: the connection goes, and its subscriptions with it
+        }
+    }
+
+    private void unsubscribeIfUnwanted(String channel) {
+        // a queue of its own, so that a joiner waits for the unsubscribe, then starts anew (as after leave)
+        WaiterQueue queue = queues.computeIfAbsent(channel, unused -> new WaiterQueue(channel, WakeUp.ONE));
+        queue.lock.lock();
+        try {
+            if (queue.retired || queue.members > 0 || queue.subscribedOn != 0 || closed) {
+                return; // wanted after all: a joiner subscribed it, or is about to
+            }
+            queue.retired = true;
+            connection.unsubscribe(channel);
+            queues.remove(channel, queue);
+        }
+        finally {
+            queue.lock.unlock();
+        }
+    }
+
     @Override
     public void mayHaveMissedReleases() {
         queues.values().forEach(WaiterQueue::wakeAll);
@@ -222,11 +260,27 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         }
     }
 
+    /**
+     * Runs {@code onClose} (which must not block) when the client closes, at once if it has, until
+     * {@link #unwatchClose}.
+     */
+    void watchClose(Runnable onClose) {
+        closeWatchers.add(onClose);
+        if (closed) {
+            onClose.run();
+        }
+    }
+
+    void unwatchClose(Runnable onClose) {
+        closeWatchers.remove(onClose);
+    }
+
     /** Wakes every waiter with an error, then drops the pub/sub connection. */
     @Override
     public void close() {
         closed = true;
         queues.values().forEach(WaiterQueue::wakeForShutdown);
+        closeWatchers.forEach(Runnable::run);
         connection.close();
         queues.clear();
     }
