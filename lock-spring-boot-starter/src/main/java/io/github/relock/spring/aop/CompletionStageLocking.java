@@ -88,15 +88,14 @@ final class CompletionStageLocking extends LockingStrategy {
      * outer synchronous call), waiting would wait for itself: fail at once instead.
      */
     private static void refuseIfThisThreadHolds(List<String> lockNames, LockDefinition definition) {
-        for (String name : lockNames) {
-            // local: asking Redis would also count as the owner seeing a loss it was never told of
-            if (ThreadLockScope.holds(name)) {
-                throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " returns a "
-                        + "CompletionStage, so its lock '" + name + "' is held by the returned future, not by the "
-                        + "calling thread; this thread already holds that lock through an enclosing @DistributedLock "
-                        + "call, so the call would wait for itself until its wait time ran out. Make the outer "
-                        + "call asynchronous too, or call this method outside the locked section");
-            }
+        // local: asking Redis would also count as the owner seeing a loss it was never told of
+        String name = ThreadLockScope.firstHeld(lockNames);
+        if (name != null) {
+            throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " returns a "
+                    + "CompletionStage, so its lock '" + name + "' is held by the returned future, not by the "
+                    + "calling thread; this thread already holds that lock through an enclosing @DistributedLock "
+                    + "call, so the call would wait for itself until its wait time ran out. Make the outer "
+                    + "call asynchronous too, or call this method outside the locked section");
         }
     }
 }

@@ -21,8 +21,10 @@ final class GuardedLockObserver implements LockObserver {
         this.observer = observer;
     }
 
+    /** {@code observer} guarded; one that is already (or guards each of its members) as it is. */
     static LockObserver of(LockObserver observer) {
-        return observer == NOOP || observer instanceof GuardedLockObserver ? observer : new GuardedLockObserver(observer);
+        return observer == NOOP || observer instanceof GuardedLockObserver || observer instanceof LockObservers
+                ? observer : new GuardedLockObserver(observer);
     }
 
     @Override

@@ -19,14 +19,13 @@ final class SynchronousLocking extends LockingStrategy {
 
     @Override
     @Nullable LockOwner owner(List<String> lockNames, LockDefinition definition) {
-        for (String name : lockNames) {
-            if (ThreadLockScope.holdsForAFuture(name)) {
-                throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " holds its lock "
-                        + "for the calling thread, but this thread already holds its lock '" + name + "' for the future of "
-                        + "an enclosing @DistributedLock call that returns a CompletionStage, which cannot let go "
-                        + "before its body has returned, so the call would wait for itself until its wait time ran "
-                        + "out. Call it once the outer call's result has completed, or outside the locked section");
-            }
+        String name = ThreadLockScope.firstHeldForAFuture(lockNames);
+        if (name != null) {
+            throw new IllegalStateException("@DistributedLock on " + definition.describeMethod() + " holds its lock "
+                    + "for the calling thread, but this thread already holds its lock '" + name + "' for the future of "
+                    + "an enclosing @DistributedLock call that returns a CompletionStage, which cannot let go "
+                    + "before its body has returned, so the call would wait for itself until its wait time ran "
+                    + "out. Call it once the outer call's result has completed, or outside the locked section");
         }
         return null;
     }

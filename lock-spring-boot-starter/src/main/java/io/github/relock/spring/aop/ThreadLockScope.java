@@ -3,6 +3,7 @@ package io.github.relock.spring.aop;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -59,16 +60,25 @@ public final class ThreadLockScope {
     }
 
     /**
-     * Whether a {@code @DistributedLock} call running on this thread holds the lock called {@code name}, either
-     * as this thread's or as its future's; no Redis call.
+     * The first of {@code names} that a {@code @DistributedLock} call running on this thread holds, either as
+     * this thread's or as its future's, or null; no Redis call.
      */
-    static boolean holds(String name) {
-        return holds(LOCKS, name) || holdsForAFuture(name);
+    static @Nullable String firstHeld(List<String> names) {
+        return first(names, name -> holds(LOCKS, name) || holds(FUTURE_LOCKS, name));
     }
 
-    /** Whether the body of a call returning a CompletionStage, running on this thread, holds {@code name} for its future. */
-    static boolean holdsForAFuture(String name) {
-        return holds(FUTURE_LOCKS, name);
+    /** The first of {@code names} that the body of a call returning a CompletionStage, on this thread, holds for its future. */
+    static @Nullable String firstHeldForAFuture(List<String> names) {
+        return first(names, name -> holds(FUTURE_LOCKS, name));
+    }
+
+    private static @Nullable String first(List<String> names, Predicate<String> held) {
+        for (String name : names) {
+            if (held.test(name)) {
+                return name;
+            }
+        }
+        return null;
     }
 
     private static boolean holds(ThreadLocal<Deque<ReentrantDistributedLock>> scope, String name) {
