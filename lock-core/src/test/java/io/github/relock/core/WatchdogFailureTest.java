@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.reliability.ChaosProxy;
+import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -114,6 +116,36 @@ class WatchdogFailureTest {
             redis.commands().del(lock.getKey());
             assertThat(lock.isHeldByCurrentThread()).isFalse(); // before the watchdog's next round
             assertThat(lost).singleElement().extracting(LockLostEvent::lockName).isEqualTo("asked");
+        }
+    }
+
+    /**
+     * A renewal that Redis does not answer (a partition: nothing comes back, nothing is refused) waits for the
+     * command timeout; the holder must hear of the loss when its lease ends, not when that wait gives up.
+     */
+    @Test
+    void aLeaseThatEndsWhileARenewalWaitsForRedisIsReportedWhenItEnds() throws Exception {
+        Duration lease = Duration.ofMillis(1_500);
+        Duration commandTimeout = Duration.ofSeconds(15);
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), commandTimeout))
+                        .watchdogTimeout(lease).lockLostListener(lost::add).build()) {
+            ReentrantDistributedLock lock = client.getLock("partitioned");
+            lock.lock();
+            long frozenAt = System.nanoTime();
+            proxy.freeze(true);
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> !lost.isEmpty());
+                long afterMillis = (System.nanoTime() - frozenAt) / 1_000_000;
+                System.out.printf("lease of %d ms ended during an unanswered renewal: reported lost after %d ms%n",
+                        lease.toMillis(), afterMillis);
+                assertThat(afterMillis).as("told by the end of the lease, not after the %d s command timeout",
+                        commandTimeout.toSeconds()).isLessThan(lease.toMillis() + 2_000);
+                assertThat(lock.isLost()).isTrue();
+            }
+            finally {
+                proxy.freeze(false);
+            }
         }
     }
 

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The few threads that run a client's asynchronous lock calls: each runs one Redis round trip at a time and
  * never waits for a lock, since an asynchronous waiter is a wake-up and a timer, not a thread. Threads start
- * on demand and end when idle, so a client that makes no asynchronous call has none.
+ * on demand and end when idle, so a client that makes no asynchronous call has none but, while the watchdog
+ * renews, the one that watches the leases of a renewal still waiting for Redis ({@link ExpiryGuard}).
  */
 public final class AsyncRunner implements AutoCloseable {
 

@@ -30,16 +30,19 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final long leaseMillis;
     private final long intervalNanos;
     private final Consumer<Hold> lost;
+    /** Where a renewal that waits for Redis has its holds' lease ends watched (see {@link ExpiryGuard}). */
+    private final AsyncRunner timers;
     private final Thread thread;
     private volatile boolean closed;
 
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
-            Consumer<Hold> lost) {
+            Consumer<Hold> lost, AsyncRunner timers) {
         this.holds = holds;
         this.commands = commands;
         this.leaseMillis = leaseMillis;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
         this.lost = lost;
+        this.timers = timers;
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -92,6 +95,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     private boolean renew(List<Hold> batch) {
         long sent = System.nanoTime();
         LockCommands.Renewal renewal;
+        ExpiryGuard guard = ExpiryGuard.start(batch, timers, this::reportExpired);
         try {
             renewal = commands.renew(batch, leaseMillis);
         }
@@ -100,6 +104,9 @@ public final class LeaseWatchdog implements AutoCloseable {
             log.warn("Could not renew {} lock lease(s); retrying: {}", batch.size(), ex.toString());
             reportUnacknowledgedExpiry(batch);
             return false;
+        }
+        finally {
+            guard.cancel();
         }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
@@ -120,15 +127,23 @@ public final class LeaseWatchdog implements AutoCloseable {
         return true;
     }
 
-    /** Holds whose lease, as last confirmed by Redis, has run out: another owner may have the lock now. */
+    /**
+     * Holds whose lease, as last confirmed by Redis (and with minReplicas acknowledged by the replicas), has
+     * run out: another owner may have the lock now.
+     */
     private void reportExpired() {
         long now = System.nanoTime();
         for (Hold hold : holds.renewable()) {
-            if (now - hold.confirmedUntilNanos() >= 0 && stillHeld(hold)) {
-                log.warn("Lock '{}': no renewal got through before its lease ended; reporting it lost",
-                        hold.keys().name());
-                reportLost(hold);
+            if (now - ExpiryGuard.deadline(hold) >= 0) {
+                reportExpired(hold);
             }
+        }
+    }
+
+    private void reportExpired(Hold hold) {
+        if (stillHeld(hold)) {
+            log.warn("Lock '{}': no renewal got through before its lease ended; reporting it lost", hold.keys().name());
+            reportLost(hold);
         }
     }
 

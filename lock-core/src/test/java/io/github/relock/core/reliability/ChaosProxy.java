@@ -31,6 +31,8 @@ public final class ChaosProxy implements AutoCloseable {
     private final AtomicReference<byte[]> armed = new AtomicReference<>();
     private final AtomicInteger cuts = new AtomicInteger();
     private final AtomicInteger connections = new AtomicInteger();
+    private final Object thaw = new Object();
+    private volatile boolean frozen;
     private volatile boolean closed;
 
     public ChaosProxy(int targetPort) throws IOException {
@@ -43,6 +45,33 @@ public final class ChaosProxy implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /**
+     * Frozen, nothing passes either way on any connection until thawed, and nothing is closed: Redis seems to
+     * take no more calls, as behind a network partition, and what was held back arrives on thaw.
+     */
+    public void freeze(boolean on) {
+        frozen = on;
+        if (!on) {
+            synchronized (thaw) {
+                thaw.notifyAll();
+            }
+        }
+    }
+
+    private void awaitThaw() {
+        synchronized (thaw) {
+            while (frozen && !closed) {
+                try {
+                    thaw.wait(100);
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 
     /** Connections accepted from now on go to {@code port} (another server); those open stay where they are. */
@@ -132,6 +161,7 @@ public final class ChaosProxy implements AutoCloseable {
                     if (marker != null && contains(buffer, n, marker) && armed.compareAndSet(marker, null)) {
                         cutOnReply = true; // set before forwarding: the reply cannot overtake it
                     }
+                    awaitThaw();
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -152,6 +182,7 @@ public final class ChaosProxy implements AutoCloseable {
                         cuts.incrementAndGet();
                         return; // the reply is swallowed; finally drops both connections
                     }
+                    awaitThaw();
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -197,6 +228,7 @@ public final class ChaosProxy implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        freeze(false);
         closeQuietly2(server);
         sockets.forEach(ChaosProxy::closeQuietly);
     }

@@ -1,0 +1,89 @@
+package io.github.relock.core.internal;
+
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reports the holds of one renewal batch whose lease ends while that renewal still waits for Redis. Behind a
+ * partition Redis answers nothing, and the renewal gives up only at the connection's command timeout, which
+ * may be far longer than the lease: meanwhile another client may take the lock, and its holder must hear of
+ * that when the lease ends. Runs on the client's {@link AsyncRunner}; {@link #cancel()} once the renewal returns.
+ */
+final class ExpiryGuard implements Runnable {
+
+    private final List<Hold> batch;
+    private final AsyncRunner timers;
+    /** Reports a hold whose lease has ended, if it is still held and not yet reported. */
+    private final Consumer<Hold> expired;
+    private volatile @Nullable ScheduledFuture<?> next;
+    private volatile boolean done;
+
+    private ExpiryGuard(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired) {
+        this.batch = batch;
+        this.timers = timers;
+        this.expired = expired;
+    }
+
+    /** Watches {@code batch} from now until {@link #cancel()}. */
+    static ExpiryGuard start(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired) {
+        ExpiryGuard guard = new ExpiryGuard(batch, timers, expired);
+        guard.scheduleNext(System.nanoTime());
+        return guard;
+    }
+
+    @Override
+    public void run() {
+        if (done) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (Hold hold : batch) {
+            if (!hold.lost() && now - deadline(hold) >= 0) {
+                expired.accept(hold);
+            }
+        }
+        scheduleNext(now);
+    }
+
+    private void scheduleNext(long now) {
+        long earliest = Long.MAX_VALUE;
+        for (Hold hold : batch) {
+            long left = deadline(hold) - now;
+            if (!hold.lost() && left > 0 && left < earliest) {
+                earliest = left;
+            }
+        }
+        if (earliest == Long.MAX_VALUE || done) {
+            return;
+        }
+        try {
+            next = timers.schedule(this, earliest);
+        }
+        catch (RejectedExecutionException ex) {
+            // the client is closing: nothing is reported any more
+        }
+    }
+
+    /** The renewal returned: its own outcome reports what is lost from here on. */
+    void cancel() {
+        done = true;
+        ScheduledFuture<?> scheduled = next;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
+    }
+
+    /**
+     * Until when (System.nanoTime) Redis is known to keep the hold: the lease the primary confirmed, and with
+     * minReplicas the one the replicas acknowledged, if that ends first (a failover keeps only that one).
+     */
+    static long deadline(Hold hold) {
+        long confirmed = hold.confirmedUntilNanos();
+        long acknowledged = hold.acknowledgedUntilNanos();
+        return acknowledged == Long.MAX_VALUE || confirmed - acknowledged <= 0 ? confirmed : acknowledged;
+    }
+}
