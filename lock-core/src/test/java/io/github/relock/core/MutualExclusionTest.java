@@ -19,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.test.RedisServerExtension;
+import io.github.relock.test.TestScale;
 
 /**
  * Several clients (each with its own connections, as separate processes would have) and threads
@@ -31,7 +32,7 @@ class MutualExclusionTest {
     static final int CLIENTS = 3;
     static final int THREADS_PER_CLIENT = 8;
     static final int KEYS = 4;
-    static final int ACQUISITIONS = 20_000;
+    static final int ACQUISITIONS = TestScale.of(20_000);
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.test.RedisServerExtension;
+import io.github.relock.test.TestScale;
 
 /** The read-write lock against a real redis-server: sharing, exclusion, re-entry, leases and wake-ups. */
 @Timeout(60)
@@ -537,10 +538,11 @@ class ReadWriteLockTest {
         assertThat(other.getReadWriteLock("doc:14").writeLock().forceUnlock()).isFalse();
     }
 
-    /** 50,000 operations by 4 clients x 4 threads, 90% reads. */
+    /** 50,000 operations by 4 clients x 4 threads, 90% reads (fewer in the repeat runs: {@link TestScale}). */
     @Test
     @Timeout(180)
     void writersExcludeEveryoneUnderMixedLoad() throws Exception {
+        int total = TestScale.of(50_000);
         ExclusionChecker writers = new ExclusionChecker(1);
         AtomicInteger readersInside = new AtomicInteger();
         AtomicInteger writersInside = new AtomicInteger();
@@ -553,7 +555,7 @@ class ReadWriteLockTest {
             for (int t = 0; t < 4; t++) {
                 workers.add(pool.submit(() -> {
                     ReadWriteDistributedLock doc = worker.getReadWriteLock("doc:mixed");
-                    while (operations.incrementAndGet() <= 50_000) {
+                    while (operations.incrementAndGet() <= total) {
                         boolean writing = java.util.concurrent.ThreadLocalRandom.current().nextInt(10) == 0;
                         ReentrantDistributedLock side = writing ? doc.writeLock() : doc.readLock();
                         if (!side.tryLock(10, TimeUnit.SECONDS)) {
@@ -588,7 +590,7 @@ class ReadWriteLockTest {
         for (Future<?> worker : workers) {
             worker.get(170, TimeUnit.SECONDS);
         }
-        assertThat(writers.sections()).as("writes happened").isGreaterThan(2_000);
+        assertThat(writers.sections()).as("writes happened").isGreaterThan(total / 25);
         assertThat(writerOverlaps.get()).as("a writer with anyone else inside").isZero();
         assertThat(writers.overlaps()).isZero();
         assertThat(writers.lostUpdates()).isZero();

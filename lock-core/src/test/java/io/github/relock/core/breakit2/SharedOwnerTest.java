@@ -19,6 +19,7 @@ import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
+import io.github.relock.test.TestScale;
 
 /**
  * Two threads of one explicit owner, each lock()/unlock() balanced, against a thread of another client.
@@ -68,7 +69,8 @@ class SharedOwnerTest {
 
     @Test
     void twoThreadsOfOneOwnerAndAThreadOwnerOfTheSameClient() throws Exception {
-        for (int attempt = 0; attempt < 8; attempt++) { // a race: up to 8 runs of 1,000 rounds, ~4 s each
+        // a race: up to 8 runs of 1,000 rounds, ~4 s each (fewer in the repeat runs: TestScale)
+        for (int attempt = 0; attempt < TestScale.of(8); attempt++) {
             run(false, true);
         }
     }
