@@ -1,6 +1,5 @@
 package io.github.relock.core.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +16,6 @@ import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 import org.springframework.util.ClassUtils;
 
@@ -28,9 +26,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 /**
  * A connection that nothing else uses while a script and its {@code WAIT} run on it. WAIT waits for the
  * replication of what its connection wrote, and blocks that connection meanwhile: on the connection
- * Lettuce shares with the rest of the application, every other command would queue behind it. So with
- * Lettuce they run on a dedicated connection (the one spring-data-redis uses for pipelines: pooled if the
- * factory pools); other drivers give each caller a connection of its own anyway.
+ * Lettuce shares with the rest of the application, every other command would queue behind it. So they run
+ * on a dedicated connection (the one spring-data-redis uses for pipelines: pooled if the factory pools),
+ * also when a factory wraps Lettuce's: only Lettuce is accepted (see {@link RedisDriverCheck}).
  */
 final class OwnConnection {
 
@@ -59,35 +57,11 @@ final class OwnConnection {
             // refused at start-up where the topology was known; a WAIT on a cluster could not name the node
             throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
         }
-        if (LETTUCE_PRESENT && connection instanceof LettuceConnection) {
-            return Lettuce.onDedicated((LettuceConnection) connection, work);
+        if (!LETTUCE_PRESENT) {
+            throw new InvalidDataAccessApiUsageException("minReplicas needs the Lettuce driver");
         }
-        return work.apply(new Generic(connection));
-    }
-
-    /** Through spring-data-redis: Jedis connections are never shared. */
-    private record Generic(RedisConnection connection) implements ScriptConnection {
-
-        @Override
-        public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-            return ScriptRunner.evalAnnounced(connection, script, numKeys, keysAndArgs);
-        }
-
-        @Override
-        public long awaitReplicas(int replicas, long timeoutMillis) {
-            Object reply = connection.execute("WAIT", bytes(replicas), bytes(timeoutMillis));
-            if (reply instanceof Number number) {
-                return number.longValue();
-            }
-            if (reply instanceof byte[] raw) {
-                return Long.parseLong(new String(raw, StandardCharsets.UTF_8));
-            }
-            throw new IllegalStateException("Unexpected reply to WAIT: " + reply);
-        }
-    }
-
-    private static byte[] bytes(long value) {
-        return Long.toString(value).getBytes(StandardCharsets.UTF_8);
+        // a factory that wraps Lettuce's (tracing, metrics) hands out connections of another class: Lettuce's underneath
+        return Lettuce.onDedicated(connection, work);
     }
 
     /** Kept apart so that Lettuce classes load only when Lettuce is there. */
@@ -111,11 +85,15 @@ final class OwnConnection {
 
         /** While a pipeline is open the connection hands out its dedicated native connection; nothing is queued. */
         @SuppressWarnings("unchecked")
-        static <T> T onDedicated(LettuceConnection connection, Function<ScriptConnection, T> work) {
+        static <T> T onDedicated(RedisConnection connection, Function<ScriptConnection, T> work) {
             connection.openPipeline();
             try {
-                return work.apply(new Lettuce(
-                        (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection()));
+                if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
+                    // a WAIT anywhere else would answer for writes of other callers, or after a silent reconnect
+                    throw new InvalidDataAccessApiUsageException("minReplicas needs a Lettuce connection, not "
+                            + connection.getNativeConnection().getClass().getName());
+                }
+                return work.apply(new Lettuce((RedisClusterAsyncCommands<byte[], byte[]>) commands));
             }
             finally {
                 connection.closePipeline();
