@@ -21,6 +21,7 @@ import org.springframework.util.ClassUtils;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
@@ -79,6 +80,10 @@ final class OwnConnection {
 
         private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
             this.commands = commands;
+            if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+                // a factory's pipelining flush policy may hold what is sent until the pipeline closes: sent at once here
+                standalone.getStatefulConnection().setAutoFlushCommands(true);
+            }
             this.connectionIdBefore = commands.clientId();
             this.serverBefore = commands.info("server");
         }
