@@ -75,8 +75,9 @@ final class Acquisition {
         }
         int before = hold == null ? 0 : hold.stored(); // what Redis counts: levels re-entered locally are not sent
         long sent = System.nanoTime();
-        // a fixed lease beyond what the hold has left: with minReplicas, replicas must see it too
-        boolean lengthens = hold != null && !watchdog
+        // a lease beyond what the hold has left: with minReplicas, replicas must see it too; a watchdog lease
+        // as well, since a fixed-lease hold handed to the watchdog is renewed only from its next round on
+        boolean lengthens = hold != null
                 && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - leftUntil(hold) > 0;
         AcquireReply reply;
         try {
