@@ -19,10 +19,13 @@ import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
 import org.springframework.util.ClassUtils;
 
+import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 
 /**
  * A connection that nothing else uses while a script and its {@code WAIT} run on it. WAIT waits for the
@@ -77,12 +80,27 @@ final class OwnConnection {
         private final Future<Long> connectionIdBefore;
         /** Which server that was: client ids are counted per server, so another one may hand out the same. */
         private final Future<String> serverBefore;
+        /** A connection that routes by command (reads from replicas), and its routing to restore when done. */
+        private final @Nullable StatefulRedisMasterReplicaConnection<byte[], byte[]> routed;
+        private final @Nullable ReadFrom readFrom;
 
         private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
             this.commands = commands;
-            if (commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+            StatefulConnection<byte[], byte[]> stateful = commands instanceof RedisAsyncCommands<byte[], byte[]> standalone
+                    ? standalone.getStatefulConnection() : null;
+            if (stateful != null) {
                 // a factory's pipelining flush policy may hold what is sent until the pipeline closes: sent at once here
-                standalone.getStatefulConnection().setAutoFlushCommands(true);
+                stateful.setAutoFlushCommands(true);
+            }
+            if (stateful instanceof StatefulRedisMasterReplicaConnection<byte[], byte[]> routed) {
+                // a factory reading from replicas sends CLIENT and INFO there: the bracket must be the primary's
+                this.routed = routed;
+                this.readFrom = routed.getReadFrom();
+                routed.setReadFrom(ReadFrom.UPSTREAM);
+            }
+            else {
+                this.routed = null;
+                this.readFrom = null;
             }
             this.connectionIdBefore = commands.clientId();
             this.serverBefore = commands.info("server");
@@ -98,10 +116,23 @@ final class OwnConnection {
                     throw new InvalidDataAccessApiUsageException("minReplicas needs a Lettuce connection, not "
                             + connection.getNativeConnection().getClass().getName());
                 }
-                return work.apply(new Lettuce((RedisClusterAsyncCommands<byte[], byte[]>) commands));
+                Lettuce own = new Lettuce((RedisClusterAsyncCommands<byte[], byte[]>) commands);
+                try {
+                    return work.apply(own);
+                }
+                finally {
+                    own.restoreRouting();
+                }
             }
             finally {
                 connection.closePipeline();
+            }
+        }
+
+        /** A pooled connection goes back as it came: the application's pipelines read where it said. */
+        private void restoreRouting() {
+            if (routed != null && readFrom != null) {
+                routed.setReadFrom(readFrom);
             }
         }
 
