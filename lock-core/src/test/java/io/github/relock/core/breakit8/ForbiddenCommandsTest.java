@@ -2,6 +2,7 @@ package io.github.relock.core.breakit8;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 
@@ -30,6 +31,8 @@ class ForbiddenCommandsTest {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
             Replicas.awaitOnline(primary, 1);
+            // a subcommand is denied by itself from Redis 7 on
+            assumeTrue(!rule.contains("|") || !primary.version().startsWith("6."), "Redis 7 ACL syntax");
             primary.command("ACL", "SETUSER", "locker", "on", ">secret", "~*", "&*", "+@all", rule);
             RedisStandaloneConfiguration config = new RedisStandaloneConfiguration(primary.host(), primary.port());
             config.setUsername("locker");
