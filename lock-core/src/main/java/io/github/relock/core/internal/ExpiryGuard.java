@@ -8,10 +8,12 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reports the holds of one renewal batch whose lease ends while that renewal still waits for Redis. Behind a
- * partition Redis answers nothing, and the renewal gives up only at the connection's command timeout, which
- * may be far longer than the lease: meanwhile another client may take the lock, and its holder must hear of
- * that when the lease ends. Runs on the client's {@link AsyncRunner}; {@link #cancel()} once the renewal returns.
+ * Watches one renewal batch while that renewal still waits for Redis. Behind a partition, or with the
+ * primary paused, Redis answers nothing, and the renewal gives up only at the connection's command timeout,
+ * which may be far longer than the lease: meanwhile another client may take the lock. So once the renewal
+ * is a renewal interval late, it is treated as a failed round ({@code late}: with minReplicas, holds whose
+ * acknowledged lease ends before the next round are reported); and a hold whose lease ends is reported then.
+ * Runs on the client's {@link AsyncRunner}; {@link #cancel()} once the renewal returns.
  */
 final class ExpiryGuard implements Runnable {
 
@@ -19,19 +21,27 @@ final class ExpiryGuard implements Runnable {
     private final AsyncRunner timers;
     /** Reports a hold whose lease has ended, if it is still held and not yet reported. */
     private final Consumer<Hold> expired;
+    /** Runs once, at {@link #lateAt}, if the renewal has not returned by then. */
+    private final Runnable late;
+    private final long lateAt;
+    private volatile boolean lateRun;
     private volatile @Nullable ScheduledFuture<?> next;
     private volatile boolean done;
 
-    private ExpiryGuard(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired) {
+    private ExpiryGuard(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired, long lateAt, Runnable late) {
         this.batch = batch;
         this.timers = timers;
         this.expired = expired;
+        this.lateAt = lateAt;
+        this.late = late;
     }
 
-    /** Watches {@code batch} from now until {@link #cancel()}. */
-    static ExpiryGuard start(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired) {
-        ExpiryGuard guard = new ExpiryGuard(batch, timers, expired);
-        guard.scheduleNext(System.nanoTime());
+    /** Watches {@code batch} from now until {@link #cancel()}; runs {@code late} once after {@code lateNanos}. */
+    static ExpiryGuard start(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired, long lateNanos,
+            Runnable late) {
+        long now = System.nanoTime();
+        ExpiryGuard guard = new ExpiryGuard(batch, timers, expired, now + lateNanos, late);
+        guard.scheduleNext(now);
         return guard;
     }
 
@@ -41,6 +51,10 @@ final class ExpiryGuard implements Runnable {
             return;
         }
         long now = System.nanoTime();
+        if (!lateRun && now - lateAt >= 0) {
+            lateRun = true;
+            late.run();
+        }
         for (Hold hold : batch) {
             if (!hold.lost() && now - deadline(hold) >= 0) {
                 expired.accept(hold);
@@ -50,7 +64,7 @@ final class ExpiryGuard implements Runnable {
     }
 
     private void scheduleNext(long now) {
-        long earliest = Long.MAX_VALUE;
+        long earliest = lateRun ? Long.MAX_VALUE : Math.max(0, lateAt - now);
         for (Hold hold : batch) {
             long left = deadline(hold) - now;
             if (!hold.lost() && left > 0 && left < earliest) {

@@ -95,7 +95,9 @@ public final class LeaseWatchdog implements AutoCloseable {
     private boolean renew(List<Hold> batch) {
         long sent = System.nanoTime();
         LockCommands.Renewal renewal;
-        ExpiryGuard guard = ExpiryGuard.start(batch, timers, this::reportExpired);
+        // a round a renewal interval late counts as failed for the deadlines, whenever Redis answers it
+        ExpiryGuard guard = ExpiryGuard.start(batch, timers, this::reportExpired, intervalNanos,
+                () -> reportUnacknowledgedExpiry(batch));
         try {
             renewal = commands.renew(batch, leaseMillis);
         }
