@@ -24,7 +24,8 @@ class UnreachableRedisTest {
     void aDeadServerFailsCallsPromptlyAndStopsNothingElse() throws Exception {
         try (RedisServer server = RedisServer.start()) {
             LettuceConnectionFactory factory = server.newConnectionFactory(COMMAND_TIMEOUT);
-            RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofSeconds(1)).build();
+            // a lease well beyond the calls below: a release after it ends is a LockLostException (reported at its end)
+            RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofSeconds(10)).build();
             try {
                 ReentrantDistributedLock held = client.getLock("held");
                 held.lock();
