@@ -6,8 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,7 +36,7 @@ class ReplicaAcknowledgementTest {
                             () -> client.getLock("reconnected").tryLock());
                     // the acquisition ran and its WAIT blocks: drop that connection, so Lettuce reconnects and
                     // sends the WAIT again on a fresh connection, which has written nothing to wait for
-                    String waiting = awaitClientBlockedIn(primary, "wait");
+                    String waiting = Replication.awaitClientBlockedIn(primary, "wait");
                     primary.command("CLIENT", "KILL", "ID", waiting);
                     assertThat(acquired.get(20, TimeUnit.SECONDS)).as("acknowledged by a WAIT on another connection")
                             .isFalse();
@@ -74,7 +72,7 @@ class ReplicaAcknowledgementTest {
                 try {
                     CompletableFuture<Boolean> acquired = CompletableFuture.supplyAsync(
                             () -> client.getLock("same-id").tryLock());
-                    String waiting = awaitClientBlockedIn(first, "wait");
+                    String waiting = Replication.awaitClientBlockedIn(first, "wait");
                     // the second server's next connection gets the same id; the proxy sends it there
                     long id = Long.parseLong(waiting);
                     long next;
@@ -127,16 +125,4 @@ class ReplicaAcknowledgementTest {
     }
 
     /** The id of the client whose current command is {@code command}, as CLIENT LIST shows it. */
-    private static String awaitClientBlockedIn(RedisServer server, String command) throws InterruptedException {
-        Pattern line = Pattern.compile("^id=(\\d+) .* cmd=" + command + "( |$)", Pattern.MULTILINE);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            Matcher matcher = line.matcher(String.valueOf(server.command("CLIENT", "LIST")));
-            if (matcher.find()) {
-                return matcher.group(1);
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no client blocked in " + command);
-    }
 }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /** Dedicated connections are given back, and odd settings still fail closed. */
@@ -20,14 +21,14 @@ class ConnectionsAndOddInputsTest {
     void twoHundredAcknowledgedAndRefusedAcquisitionsLeaveNoConnectionOpen() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             try (RedisLockClient client = RedisLockClient.builder(primary.newConnectionFactory())
                     .watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1).replicaAckTimeout(Duration.ofMillis(500))
                     .build()) {
                 ReentrantDistributedLock lock = client.getLock("churn");
                 assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
                 lock.unlock();
-                int before = Replicas.connectedClients(primary);
+                int before = Replication.connectedClients(primary);
                 for (int i = 0; i < 200; i++) {
                     assertThat(lock.tryLock()).as("acquisition %d", i).isTrue();
                     assertThat(lock.tryLock(0, 60, TimeUnit.SECONDS)).as("a lengthening re-entry").isTrue();
@@ -44,10 +45,10 @@ class ConnectionsAndOddInputsTest {
                     replica.resume();
                 }
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                int after = Replicas.connectedClients(primary);
+                int after = Replication.connectedClients(primary);
                 while (after > before + 2 && System.nanoTime() < deadline) {
                     Thread.sleep(50);
-                    after = Replicas.connectedClients(primary);
+                    after = Replication.connectedClients(primary);
                 }
                 assertThat(after).as("connected clients before %d", before).isLessThanOrEqualTo(before + 2);
                 assertThat(primary.command("EXISTS", "lock:{churn}")).isEqualTo("0");
@@ -59,7 +60,7 @@ class ConnectionsAndOddInputsTest {
     void moreReplicasRequiredThanExistNeverAcquiresAndLeavesNothingHeld() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             try (RedisLockClient client = RedisLockClient.builder(primary.newConnectionFactory())
                     .watchdogTimeout(Duration.ofSeconds(30)).minReplicas(3).replicaAckTimeout(Duration.ofMillis(50))
                     .build()) {
@@ -77,7 +78,7 @@ class ConnectionsAndOddInputsTest {
     void aOneMillisecondAckTimeoutCountsOnlyWhatTheReplicaHas() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             try (RedisLockClient client = RedisLockClient.builder(primary.newConnectionFactory())
                     .watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1).replicaAckTimeout(Duration.ofMillis(1))
                     .build()) {

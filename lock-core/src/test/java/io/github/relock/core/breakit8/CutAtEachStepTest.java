@@ -11,6 +11,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.core.reliability.ChaosProxy;
 import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServer;
@@ -29,7 +30,7 @@ class CutAtEachStepTest {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start();
                 ChaosProxy proxy = new ChaosProxy(primary.port()); Factories factories = new Factories()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             try (RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(),
                     Duration.ofSeconds(5))).watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1)
                     .replicaAckTimeout(Duration.ofMillis(500)).build()) {

@@ -12,6 +12,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -25,7 +26,7 @@ class FlushPolicyTest {
     void anAcquisitionIsAcknowledgedPromptlyWhateverTheFactorysPipeliningFlushPolicy() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             LettuceConnectionFactory factory = primary.newConnectionFactory();
             factory.setPipeliningFlushPolicy(LettuceConnection.PipeliningFlushPolicy.flushOnClose());
             try (RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofSeconds(30))

@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -30,7 +31,7 @@ class ForbiddenCommandsTest {
     void aCommandTheAclForbidsFailsTheAcquisitionClosedAndSaysWhich(String rule) throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             // a subcommand is denied by itself from Redis 7 on
             assumeTrue(!rule.contains("|") || !primary.version().startsWith("6."), "Redis 7 ACL syntax");
             primary.command("ACL", "SETUSER", "locker", "on", ">secret", "~*", "&*", "+@all", rule);

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -28,7 +29,7 @@ class PausedPrimaryRenewalTest {
     void aHolderIsToldBeforeTheAcknowledgedLeaseEndsWhileTheRenewalHangsOnAPausedPrimary() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             CompletableFuture<Instant> told = new CompletableFuture<>();
             try (RedisLockClient client = RedisLockClient.builder(primary.newConnectionFactory())
                     .watchdogTimeout(WATCHDOG).minReplicas(1).replicaAckTimeout(Duration.ofMillis(100))

@@ -15,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 import io.lettuce.core.ReadFrom;
 import io.lettuce.core.models.role.RedisNodeDescription;
@@ -33,7 +34,7 @@ class ReadFromReplicaBracketTest {
     void theBracketAroundTheWaitIsTakenOnThePrimaryWhenTheFactoryReadsFromReplicas() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer reader = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             assumeTrue(!primary.version().startsWith("6."), "per-subcommand stats (cmdstat_client|id) from Redis 7 on");
             ReadFrom fromReader = new ReadFrom() {
                 @Override

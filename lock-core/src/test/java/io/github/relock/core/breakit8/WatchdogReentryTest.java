@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -24,7 +25,7 @@ class WatchdogReentryTest {
     void aWatchdogReentryThatLengthensAShortFixedLeaseWaitsForTheReplicas() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             try (RedisLockClient client = RedisLockClient.builder(primary.newConnectionFactory())
                     .watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1).replicaAckTimeout(Duration.ofMillis(200))
                     .build()) {

@@ -12,6 +12,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -26,9 +27,9 @@ class WrappedFactoryAckTest {
     void aWaitSentAgainAfterAReconnectNeverCountsThroughAWrappingFactory() throws Exception {
         try (RedisServer primary = RedisServer.start();
                 RedisServer replica = RedisServer.builder().replicaOf(primary).start()) {
-            Replicas.awaitOnline(primary, 1);
+            Replication.awaitReplicaOnline(primary);
             LettuceConnectionFactory lettuce = primary.newConnectionFactory();
-            try (RedisLockClient client = RedisLockClient.builder(Replicas.wrapped(lettuce))
+            try (RedisLockClient client = RedisLockClient.builder(WrappingFactory.wrapped(lettuce))
                     .watchdogTimeout(Duration.ofSeconds(30)).minReplicas(1).replicaAckTimeout(Duration.ofSeconds(2))
                     .build()) {
                 ReentrantDistributedLock lock = client.getLock("wrapped");
@@ -37,7 +38,7 @@ class WrappedFactoryAckTest {
                 replica.pause(); // the real WAIT can only time out unacknowledged
                 try {
                     CompletableFuture<Boolean> acquired = CompletableFuture.supplyAsync(lock::tryLock);
-                    String waiting = Replicas.awaitClientBlockedIn(primary, "wait");
+                    String waiting = Replication.awaitClientBlockedIn(primary, "wait");
                     primary.command("CLIENT", "KILL", "ID", waiting);
                     assertThat(acquired.get(20, TimeUnit.SECONDS)).as("acknowledged by a WAIT on another connection")
                             .isFalse();

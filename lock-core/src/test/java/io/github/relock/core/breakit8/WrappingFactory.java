@@ -1,0 +1,61 @@
+package io.github.relock.core.breakit8;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisSentinelConnection;
+
+
+/** A factory that wraps another one, as tracing and metrics wrappers do. */
+final class WrappingFactory {
+
+    private WrappingFactory() {
+    }
+
+    /**
+     * A factory that hands out its delegate's connections behind a JDK proxy, as tracing and metrics wrappers
+     * do: the connection is Lettuce's underneath, but not a LettuceConnection by its class.
+     */
+    static RedisConnectionFactory wrapped(RedisConnectionFactory delegate) {
+        return new RedisConnectionFactory() {
+
+            @Override
+            public RedisConnection getConnection() {
+                RedisConnection real = delegate.getConnection();
+                return (RedisConnection) Proxy.newProxyInstance(WrappingFactory.class.getClassLoader(),
+                        new Class<?>[] {RedisConnection.class}, (proxy, method, args) -> {
+                            try {
+                                return method.invoke(real, args);
+                            }
+                            catch (InvocationTargetException ex) {
+                                throw ex.getCause();
+                            }
+                        });
+            }
+
+            @Override
+            public RedisClusterConnection getClusterConnection() {
+                return delegate.getClusterConnection();
+            }
+
+            @Override
+            public boolean getConvertPipelineAndTxResults() {
+                return delegate.getConvertPipelineAndTxResults();
+            }
+
+            @Override
+            public RedisSentinelConnection getSentinelConnection() {
+                return delegate.getSentinelConnection();
+            }
+
+            @Override
+            public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+                return delegate.translateExceptionIfPossible(ex);
+            }
+        };
+    }
+}
