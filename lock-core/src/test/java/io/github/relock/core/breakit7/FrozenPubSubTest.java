@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.reliability.ChaosProxy;
 import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServerExtension;
 
@@ -35,7 +36,7 @@ class FrozenPubSubTest {
      */
     @Test
     void aTimedWaitBehindOtherSubscribersEndsInTime() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
                 RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), TIMEOUT)).build()) {
             openPubSub(holder, waiter);
@@ -74,7 +75,7 @@ class FrozenPubSubTest {
      */
     @Test
     void aSubscribeThatTimedOutLeavesNoSubscriptionBehind() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
                 RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), TIMEOUT)).build()) {
             openPubSub(holder, waiter);

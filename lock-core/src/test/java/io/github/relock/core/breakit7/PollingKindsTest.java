@@ -18,6 +18,7 @@ import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.reliability.ChaosProxy;
 import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServerExtension;
 
@@ -34,12 +35,12 @@ class PollingKindsTest {
 
     @Test
     void fairAndReadWriteWaitersAllGetTheirTurnByPolling() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
                 RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), Duration.ofSeconds(1)))
                         .build()) {
             ResubscribeCloseTest.warmUp(waiter);
-            proxy.cutNew(true);
+            proxy.refuseNew(true);
             ReentrantDistributedLock fairHeld = holder.getFairLock("bk7:fair");
             fairHeld.lock();
             holder.getReadWriteLock("bk7:rw").writeLock().lock();
@@ -78,12 +79,12 @@ class PollingKindsTest {
 
     @Test
     void aWaitInterruptedInItsPauseEnds() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
                 RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), Duration.ofSeconds(1)))
                         .build()) {
             ResubscribeCloseTest.warmUp(waiter);
-            proxy.cutNew(true);
+            proxy.refuseNew(true);
             holder.getLock("bk7:intr").lock();
             ReentrantDistributedLock lock = waiter.getLock("bk7:intr");
             CompletableFuture<Throwable> outcome = new CompletableFuture<>();

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.reliability.ChaosProxy;
 import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServerExtension;
 
@@ -31,14 +32,14 @@ class ResubscribeCloseTest {
 
     @Test
     void anAsyncWaitPausedBetweenSubscriptionsEndsWhenTheClientCloses() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build()) {
             RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), Duration.ofSeconds(1)))
                     .build();
             try {
                 warmUp(waiter);
                 holder.getLock("bk7:close").lock();
-                proxy.cutNew(true); // from now on no pub/sub connection opens
+                proxy.refuseNew(true); // from now on no pub/sub connection opens
                 ReentrantDistributedLock lock = waiter.getLock("bk7:close");
                 LockOwner owner = waiter.newOwner();
                 CompletableFuture<Boolean> future = lock.tryLockAsync(Duration.ofSeconds(20), null, owner);
@@ -56,14 +57,14 @@ class ResubscribeCloseTest {
 
     @Test
     void aBlockingWaitPausedBetweenSubscriptionsEndsWhenTheClientCloses() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build()) {
             RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), Duration.ofSeconds(1)))
                     .build();
             try {
                 warmUp(waiter);
                 holder.getLock("bk7:close-sync").lock();
-                proxy.cutNew(true);
+                proxy.refuseNew(true);
                 ReentrantDistributedLock lock = waiter.getLock("bk7:close-sync");
                 CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
                     try {

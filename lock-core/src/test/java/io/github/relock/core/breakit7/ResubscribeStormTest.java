@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.reliability.ChaosProxy;
 import io.github.relock.core.reliability.Factories;
 import io.github.relock.test.RedisServerExtension;
 
@@ -32,7 +33,7 @@ class ResubscribeStormTest {
 
     @Test
     void manyWaitersDoNotEachOpenConnections() throws Exception {
-        try (PubSubProxy proxy = new PubSubProxy(redis.server().port()); Factories factories = new Factories();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
                 RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
                 RedisLockClient waiter = RedisLockClient.builder(
                         factories.standalone(proxy.port(), Duration.ofSeconds(1))).build()) {
@@ -40,8 +41,8 @@ class ResubscribeStormTest {
             for (int i = 0; i < 4; i++) {
                 holder.getLock("bk7:storm-" + i).lock();
             }
-            proxy.cutNew(true);
-            int before = proxy.accepted.get();
+            proxy.refuseNew(true);
+            int before = proxy.accepted();
             List<CompletableFuture<Boolean>> waits = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
                 ReentrantDistributedLock lock = waiter.getLock("bk7:storm-" + (i % 4));
@@ -63,7 +64,7 @@ class ResubscribeStormTest {
             for (CompletableFuture<Boolean> wait : waits) {
                 assertThat(wait.get(15, TimeUnit.SECONDS)).isFalse();
             }
-            int opened = proxy.accepted.get() - before;
+            int opened = proxy.accepted() - before;
             // 2 s at one try per 100 ms for the client would be about 20; 16 waiters each trying make hundreds
             assertThat(opened).as("connections tried for pub/sub in about 2 s").isLessThan(80);
         }

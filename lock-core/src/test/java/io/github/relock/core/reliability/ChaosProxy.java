@@ -21,8 +21,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Meant for one command in flight per connection at the time of the cut (the first server bytes
  * after the marked command are taken to be its reply).
+ *
+ * <p>It can also refuse new connections ({@link #refuseNew}), freeze every connection ({@link #freeze}) or
+ * only those that subscribed ({@link #freezePubSub}).
  */
 public final class ChaosProxy implements AutoCloseable {
+
+    private static final byte[] SUBSCRIBE = "SUBSCRIBE".getBytes(StandardCharsets.US_ASCII);
 
     private volatile int targetPort;
     private final ServerSocket server;
@@ -31,8 +36,11 @@ public final class ChaosProxy implements AutoCloseable {
     private final AtomicReference<byte[]> armed = new AtomicReference<>();
     private final AtomicInteger cuts = new AtomicInteger();
     private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger accepted = new AtomicInteger();
     private final Object thaw = new Object();
     private volatile boolean frozen;
+    private volatile boolean pubSubFrozen;
+    private volatile boolean refusing;
     private volatile boolean closed;
 
     public ChaosProxy(int targetPort) throws IOException {
@@ -60,9 +68,27 @@ public final class ChaosProxy implements AutoCloseable {
         }
     }
 
-    private void awaitThaw() {
+    /**
+     * Frozen, a connection that sent a SUBSCRIBE (S- and P- too) passes nothing either way until thawed:
+     * a half-dead pub/sub connection, while commands on other connections go on.
+     */
+    public void freezePubSub(boolean on) {
+        pubSubFrozen = on;
+        if (!on) {
+            synchronized (thaw) {
+                thaw.notifyAll();
+            }
+        }
+    }
+
+    /** Refusing, every connection accepted is closed at once: new connections fail, open ones go on. */
+    public void refuseNew(boolean on) {
+        refusing = on;
+    }
+
+    private void awaitThaw(Pair pair) {
         synchronized (thaw) {
-            while (frozen && !closed) {
+            while ((frozen || pubSubFrozen && pair.subscribed) && !closed) {
                 try {
                     thaw.wait(100);
                 }
@@ -100,6 +126,11 @@ public final class ChaosProxy implements AutoCloseable {
         return connections.get();
     }
 
+    /** Connections accepted so far, refused ones included. */
+    public int accepted() {
+        return accepted.get();
+    }
+
     /** Drops every connection open right now, in both directions: clients see a reset and reconnect. */
     public void cutAll() {
         sockets.forEach(ChaosProxy::closeQuietly);
@@ -109,6 +140,12 @@ public final class ChaosProxy implements AutoCloseable {
         while (!closed) {
             try {
                 Socket client = server.accept();
+                accepted.incrementAndGet();
+                if (refusing) {
+                    client.setSoLinger(true, 0); // a reset, as from a server that will not take it
+                    closeQuietly(client);
+                    continue;
+                }
                 Socket upstream = new Socket();
                 try {
                     upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
@@ -147,6 +184,7 @@ public final class ChaosProxy implements AutoCloseable {
         final Socket client;
         final Socket upstream;
         volatile boolean cutOnReply;
+        volatile boolean subscribed;
 
         Pair(Socket client, Socket upstream) {
             this.client = client;
@@ -161,7 +199,10 @@ public final class ChaosProxy implements AutoCloseable {
                     if (marker != null && contains(buffer, n, marker) && armed.compareAndSet(marker, null)) {
                         cutOnReply = true; // set before forwarding: the reply cannot overtake it
                     }
-                    awaitThaw();
+                    if (!subscribed && contains(buffer, n, SUBSCRIBE)) {
+                        subscribed = true;
+                    }
+                    awaitThaw(this);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -182,7 +223,7 @@ public final class ChaosProxy implements AutoCloseable {
                         cuts.incrementAndGet();
                         return; // the reply is swallowed; finally drops both connections
                     }
-                    awaitThaw();
+                    awaitThaw(this);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -229,6 +270,7 @@ public final class ChaosProxy implements AutoCloseable {
     public void close() {
         closed = true;
         freeze(false);
+        freezePubSub(false);
         closeQuietly2(server);
         sockets.forEach(ChaosProxy::closeQuietly);
     }
