@@ -83,6 +83,21 @@ public record RedisLockClientSettings(String keyPrefix, Duration watchdogTimeout
         return replicaAckTimeout;
     }
 
+    /**
+     * A WAIT that outlasts the driver's command timeout is given up by the client while Redis still blocks the
+     * connection in it: what is sent after it (the give-back of an unacknowledged acquisition) queues behind it.
+     *
+     * @throws IllegalArgumentException if {@code replicaAckTimeout} is not shorter than {@code commandTimeout}
+     */
+    public static Duration checkReplicaAckTimeoutBelow(Duration replicaAckTimeout, Duration commandTimeout) {
+        if (replicaAckTimeout.compareTo(commandTimeout) >= 0) {
+            throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be shorter than the "
+                    + "connection factory's command timeout (" + commandTimeout + "): the client would give up on a "
+                    + "WAIT that Redis still blocks the connection in");
+        }
+        return replicaAckTimeout;
+    }
+
     public static Duration checkFencingTokenRetention(Duration retention) {
         if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
                 || retention.compareTo(LockSettings.MAX_LEASE) > 0) {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.test.RedisServerExtension;
 
@@ -65,5 +66,17 @@ class ArgumentsTest {
         assertThatThrownBy(() -> builder.watchdogTimeout(Duration.ofDays(2))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchdogTimeout");
         assertThatThrownBy(() -> builder.clientId("a:b")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientId");
         assertThatThrownBy(() -> builder.clientId(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientId");
+    }
+
+    /** A WAIT the client gives up on still blocks its connection on the server: refused when built, not met later. */
+    @Test
+    void aReplicaAckTimeoutMustBeShorterThanTheCommandTimeout() {
+        LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> RedisLockClient.builder(factory).minReplicas(1).replicaAckTimeout(Duration.ofSeconds(1))
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replicaAckTimeout (PT1S) must be shorter than the connection factory's command "
+                        + "timeout (PT1S)").hasMessageContaining("a WAIT that Redis still blocks");
+        RedisLockClient.builder(factory).minReplicas(1).replicaAckTimeout(Duration.ofMillis(999)).build().close();
+        RedisLockClient.builder(factory).replicaAckTimeout(Duration.ofSeconds(1)).build().close(); // no WAIT: no bound
     }
 }

@@ -51,6 +51,7 @@ public final class ClientRuntime implements AutoCloseable {
     public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
             List<LockLostListener> listeners) {
         RedisDriverCheck.requireLettuce(factory); // first: a Jedis client would hang its first waiter
+        ReplicaAckTimeoutCheck.check(factory, settings.minReplicas(), settings.replicaAckTimeout());
         this.keyPrefix = settings.keyPrefix();
         // random per instance even with a chosen name: a replayed command is recognised by its owner id, so
         // two live instances (or a restart while the old one's leases run) must never share one

@@ -63,6 +63,11 @@ final class RedisDriverCheck {
         return !isJedis(connection.getClass()) && isLettuce(connection.getNativeConnection());
     }
 
+    /** Whether the factory is Lettuce's own, or a subclass (class names only: Lettuce may be absent). */
+    static boolean isLettuceFactory(RedisConnectionFactory factory) {
+        return isA(factory.getClass(), LETTUCE_PACKAGE);
+    }
+
     /** Whether {@code type} or one of its superclasses is a spring-data-redis Jedis class. */
     static boolean isJedis(Class<?> type) {
         return isA(type, JEDIS_PACKAGE);

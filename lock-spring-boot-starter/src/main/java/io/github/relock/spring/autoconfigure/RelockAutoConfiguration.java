@@ -64,6 +64,11 @@ public final class RelockAutoConfiguration {
             builder.clientId(properties.getClientId());
         }
         builder.minReplicas(properties.getMinReplicas());
+        if (properties.getMinReplicas() > 0) {
+            // known only now that the factory is: the WAIT must end before the driver gives up on it
+            CommandTimeout.of(connectionFactory)
+                    .ifPresent(timeout -> RelockPropertiesCheck.checkReplicaAckTimeoutBelow(properties, timeout));
+        }
         if (properties.getReplicaAckTimeout() != null) {
             builder.replicaAckTimeout(properties.getReplicaAckTimeout());
         }

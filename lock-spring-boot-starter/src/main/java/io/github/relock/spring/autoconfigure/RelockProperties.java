@@ -77,7 +77,7 @@ public class RelockProperties implements LockTimingDefaults {
 
     /**
      * How long an acquisition or renewal waits for min-replicas to acknowledge; shorter than a third of
-     * the watchdog timeout. Empty: a tenth of the watchdog timeout, at most 1s.
+     * the watchdog timeout and than the Redis command timeout. Empty: a tenth of the watchdog timeout, at most 1s.
      */
     private @Nullable Duration replicaAckTimeout;
 

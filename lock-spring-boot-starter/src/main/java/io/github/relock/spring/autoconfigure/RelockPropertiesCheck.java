@@ -72,6 +72,22 @@ public final class RelockPropertiesCheck implements InitializingBean {
         });
     }
 
+    /**
+     * The replica acknowledgement timeout (set, or its default) against the factory's command timeout.
+     *
+     * @throws InvalidLockConfigurationException naming relock.replica-ack-timeout and the command timeout
+     */
+    static void checkReplicaAckTimeoutBelow(RelockProperties properties, Duration commandTimeout) {
+        Duration ackTimeout = properties.getReplicaAckTimeout() != null ? properties.getReplicaAckTimeout()
+                : RedisLockClientSettings.defaultReplicaAckTimeout(properties.getWatchdogTimeout());
+        check("relock.replica-ack-timeout", ackTimeout.toString(),
+                () -> RedisLockClientSettings.checkReplicaAckTimeoutBelow(ackTimeout, commandTimeout),
+                "it must be shorter than the Redis command timeout (" + commandTimeout + "): the driver would give "
+                        + "up on a WAIT that Redis still blocks the connection in",
+                "Set relock.replica-ack-timeout to a duration shorter than " + commandTimeout
+                        + ", or raise spring.data.redis.timeout.");
+    }
+
     private static void checkWait(String property, @Nullable Duration value) {
         if (value != null) {
             check(property, value.toString(), () -> LockSettings.checkWaitTime(value), "a wait time cannot be negative",

@@ -53,6 +53,25 @@ class RelockPropertiesValidationTest {
         });
     }
 
+    /** Known only once the factory is: checked as the client is built, with the same kind of analysis. */
+    @Test
+    void aReplicaAckTimeoutNotShorterThanTheRedisCommandTimeoutStopsStartup() {
+        runner.withPropertyValues("relock.min-replicas=1", "relock.replica-ack-timeout=2s", "spring.data.redis.timeout=2s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).contains("relock.replica-ack-timeout")
+                            .contains("shorter than the Redis command timeout (PT2S)");
+                    assertThat(analysis.getAction()).startsWith("Set relock.replica-ack-timeout")
+                            .contains("spring.data.redis.timeout");
+                });
+        runner.withPropertyValues("relock.min-replicas=1", "spring.data.redis.timeout=500ms") // the default, 1s
+                .run(context -> assertThat(context).hasFailed());
+        runner.withPropertyValues("relock.min-replicas=1", "relock.replica-ack-timeout=1s", "spring.data.redis.timeout=3s")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
     @Test
     void zeroWaitTimeIsASingleAttemptAndValid() {
         runner.withPropertyValues("relock.wait-time=0s").run(context -> assertThat(context).hasNotFailed());
