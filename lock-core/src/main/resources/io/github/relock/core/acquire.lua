@@ -127,8 +127,9 @@ local text = string.format('%d', token)
 if released ~= '1' or not floor then
   floor = text -- the last hold expired or was force-unlocked: the run of clean releases starts over
 end
-redis.call('hset', KEYS[1], ARGV[1], 1)
-redis.call('pexpire', KEYS[1], lease)
+-- strings, not numbers: Redis turns a Lua number into a command argument at a cost of its own
+redis.call('hset', KEYS[1], ARGV[1], '1')
+redis.call('pexpire', KEYS[1], ARGV[2])
 redis.call('set', KEYS[2], text .. ':' .. floor .. ':0', 'px', ARGV[4])
 if queue then
   -- this client's turn, used: the rest of the line waits for the next release
