@@ -7,19 +7,17 @@ import org.springframework.data.redis.connection.PoolException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisSentinelConnection;
 
 /**
  * A real connection factory that can be told to fail for a while the way a connection pool fails:
  * with Spring's {@link PoolException}, which is not a {@link DataAccessException}.
  */
-final class FaultyConnectionFactory implements RedisConnectionFactory {
+final class FaultyConnectionFactory extends DelegatingConnectionFactory {
 
-    private final RedisConnectionFactory delegate;
     private volatile long failingUntilNanos;
 
     FaultyConnectionFactory(RedisConnectionFactory delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Every {@link #getConnection()} from now on throws, for {@code duration}. */
@@ -36,27 +34,12 @@ final class FaultyConnectionFactory implements RedisConnectionFactory {
     @Override
     public RedisConnection getConnection() {
         maybeFail();
-        return delegate.getConnection();
+        return super.getConnection();
     }
 
     @Override
     public RedisClusterConnection getClusterConnection() {
         maybeFail();
-        return delegate.getClusterConnection();
-    }
-
-    @Override
-    public boolean getConvertPipelineAndTxResults() {
-        return delegate.getConvertPipelineAndTxResults();
-    }
-
-    @Override
-    public RedisSentinelConnection getSentinelConnection() {
-        return delegate.getSentinelConnection();
-    }
-
-    @Override
-    public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
-        return delegate.translateExceptionIfPossible(ex);
+        return super.getClusterConnection();
     }
 }

@@ -3,12 +3,10 @@ package io.github.relock.core.breakit8;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisSentinelConnection;
 
+import io.github.relock.core.DelegatingConnectionFactory;
 
 /** A factory that wraps another one, as tracing and metrics wrappers do. */
 final class WrappingFactory {
@@ -21,11 +19,11 @@ final class WrappingFactory {
      * do: the connection is Lettuce's underneath, but not a LettuceConnection by its class.
      */
     static RedisConnectionFactory wrapped(RedisConnectionFactory delegate) {
-        return new RedisConnectionFactory() {
+        return new DelegatingConnectionFactory(delegate) {
 
             @Override
             public RedisConnection getConnection() {
-                RedisConnection real = delegate.getConnection();
+                RedisConnection real = super.getConnection();
                 return (RedisConnection) Proxy.newProxyInstance(WrappingFactory.class.getClassLoader(),
                         new Class<?>[] {RedisConnection.class}, (proxy, method, args) -> {
                             try {
@@ -35,26 +33,6 @@ final class WrappingFactory {
                                 throw ex.getCause();
                             }
                         });
-            }
-
-            @Override
-            public RedisClusterConnection getClusterConnection() {
-                return delegate.getClusterConnection();
-            }
-
-            @Override
-            public boolean getConvertPipelineAndTxResults() {
-                return delegate.getConvertPipelineAndTxResults();
-            }
-
-            @Override
-            public RedisSentinelConnection getSentinelConnection() {
-                return delegate.getSentinelConnection();
-            }
-
-            @Override
-            public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
-                return delegate.translateExceptionIfPossible(ex);
             }
         };
     }
