@@ -1,0 +1,107 @@
+package io.github.relock.core.breakit9;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.relock.core.LockOwner;
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.reliability.ChaosProxy;
+import io.github.relock.core.reliability.Factories;
+import io.github.relock.test.RedisServerExtension;
+
+/**
+ * While a renewal waits for a Redis that does not answer, every watchdog hold must be reported lost when its
+ * lease ends, not when the renewal gives up at the command timeout: with more holds than one renewal batch,
+ * and while the client's asynchronous calls wait for the same Redis.
+ */
+@Timeout(90)
+class FrozenRenewalGuardTest {
+
+    private static final Duration LEASE = Duration.ofMillis(1_500);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(8);
+    /** Lease end plus slack: well under the command timeout. */
+    private static final long TOLD_BY_MILLIS = LEASE.toMillis() + 2_000;
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    /** 300 holds: more than the 256 one renewal script call carries, so two batches. */
+    @Test
+    void everyHoldOfARoundIsReportedWhenItsLeaseEndsNotOnlyTheFirstBatch() throws Exception {
+        Map<String, Long> toldAfter = new ConcurrentHashMap<>();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                        .watchdogTimeout(LEASE).build()) {
+            long[] frozenAt = new long[1];
+            client.addLockLostListener(
+                    event -> toldAfter.put(event.lockName(), (System.nanoTime() - frozenAt[0]) / 1_000_000));
+            List<ReentrantDistributedLock> locks = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                ReentrantDistributedLock lock = client.getLock("many:" + i);
+                lock.lock();
+                locks.add(lock);
+            }
+            frozenAt[0] = System.nanoTime();
+            proxy.freeze(true);
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 300);
+                long latest = toldAfter.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+                long late = toldAfter.values().stream().filter(ms -> ms >= TOLD_BY_MILLIS).count();
+                System.out.printf("300 holds, lease %d ms, Redis frozen: all told within %d ms, %d after %d ms%n",
+                        LEASE.toMillis(), latest, late, TOLD_BY_MILLIS);
+                assertThat(latest).as("the last of 300 holds told by its lease end, not the %d s command timeout",
+                        COMMAND_TIMEOUT.toSeconds()).isLessThan(TOLD_BY_MILLIS);
+                assertThat(locks).allMatch(ReentrantDistributedLock::isLost);
+            }
+            finally {
+                proxy.freeze(false);
+            }
+        }
+    }
+
+    /** The guard's timer must not queue behind asynchronous round trips that wait for the same frozen Redis. */
+    @Test
+    void aLeaseEndIsReportedWhileAsynchronousCallsWaitForRedis() throws Exception {
+        Map<String, Long> toldAfter = new ConcurrentHashMap<>();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                        .watchdogTimeout(LEASE).build()) {
+            long[] frozenAt = new long[1];
+            client.addLockLostListener(
+                    event -> toldAfter.put(event.lockName(), (System.nanoTime() - frozenAt[0]) / 1_000_000));
+            ReentrantDistributedLock held = client.getLock("held-while-async");
+            held.lock();
+            frozenAt[0] = System.nanoTime();
+            proxy.freeze(true);
+            List<CompletableFuture<Boolean>> calls = new ArrayList<>();
+            try {
+                for (int i = 0; i < 8; i++) {
+                    calls.add(client.getLock("async:" + i).tryLockAsync(Duration.ofSeconds(1), null, client.newOwner()));
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> !toldAfter.isEmpty());
+                long after = toldAfter.get("held-while-async");
+                System.out.printf("lease %d ms, Redis frozen, 8 asynchronous calls waiting: told after %d ms%n",
+                        LEASE.toMillis(), after);
+                assertThat(after).as("told by the lease end, not after the asynchronous calls' %d s command timeout",
+                        COMMAND_TIMEOUT.toSeconds()).isLessThan(TOLD_BY_MILLIS);
+                assertThat(held.isLost()).isTrue();
+            }
+            finally {
+                proxy.freeze(false);
+                calls.forEach(call -> call.cancel(true));
+            }
+        }
+    }
+}
