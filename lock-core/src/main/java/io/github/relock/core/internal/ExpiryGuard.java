@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Watches one renewal batch while that renewal still waits for Redis. Behind a partition, or with the
+ * Watches the holds of one renewal round while that round still waits for Redis. Behind a partition, or with the
  * primary paused, Redis answers nothing, and the renewal gives up only at the connection's command timeout,
  * which may be far longer than the lease: meanwhile another client may take the lock. So once the renewal
  * is a renewal interval late, it is treated as a failed round ({@code late}: with minReplicas, holds whose
@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ExpiryGuard implements Runnable {
 
-    private final List<Hold> batch;
+    private final List<Hold> holds;
     private final AsyncRunner timers;
     /** Reports a hold whose lease has ended, if it is still held and not yet reported. */
     private final Consumer<Hold> expired;
@@ -28,19 +28,19 @@ final class ExpiryGuard implements Runnable {
     private volatile @Nullable ScheduledFuture<?> next;
     private volatile boolean done;
 
-    private ExpiryGuard(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired, long lateAt, Runnable late) {
-        this.batch = batch;
+    private ExpiryGuard(List<Hold> holds, AsyncRunner timers, Consumer<Hold> expired, long lateAt, Runnable late) {
+        this.holds = holds;
         this.timers = timers;
         this.expired = expired;
         this.lateAt = lateAt;
         this.late = late;
     }
 
-    /** Watches {@code batch} from now until {@link #cancel()}; runs {@code late} once after {@code lateNanos}. */
-    static ExpiryGuard start(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired, long lateNanos,
+    /** Watches {@code holds} from now until {@link #cancel()}; runs {@code late} once after {@code lateNanos}. */
+    static ExpiryGuard start(List<Hold> holds, AsyncRunner timers, Consumer<Hold> expired, long lateNanos,
             Runnable late) {
         long now = System.nanoTime();
-        ExpiryGuard guard = new ExpiryGuard(batch, timers, expired, now + lateNanos, late);
+        ExpiryGuard guard = new ExpiryGuard(holds, timers, expired, now + lateNanos, late);
         guard.scheduleNext(now);
         return guard;
     }
@@ -55,7 +55,7 @@ final class ExpiryGuard implements Runnable {
             lateRun = true;
             late.run();
         }
-        for (Hold hold : batch) {
+        for (Hold hold : holds) {
             if (!hold.lost() && now - deadline(hold) >= 0) {
                 expired.accept(hold);
             }
@@ -65,7 +65,7 @@ final class ExpiryGuard implements Runnable {
 
     private void scheduleNext(long now) {
         long earliest = lateRun ? Long.MAX_VALUE : Math.max(0, lateAt - now);
-        for (Hold hold : batch) {
+        for (Hold hold : holds) {
             long left = deadline(hold) - now;
             if (!hold.lost() && left > 0 && left < earliest) {
                 earliest = left;

@@ -85,19 +85,26 @@ public final class LeaseWatchdog implements AutoCloseable {
         if (due.isEmpty()) {
             return true;
         }
-        boolean answered = true;
-        for (List<Hold> batch : commands.renewalBatches(due)) {
-            answered &= renew(batch);
+        List<Hold> round = List.copyOf(due);
+        // one guard for the whole round: a batch waiting for Redis must not leave the batches after it unwatched;
+        // a round a renewal interval late counts as failed for the deadlines, whenever Redis answers it
+        ExpiryGuard guard = ExpiryGuard.start(round, timers, this::reportExpired, intervalNanos,
+                () -> reportUnacknowledgedExpiry(round));
+        try {
+            boolean answered = true;
+            for (List<Hold> batch : commands.renewalBatches(due)) {
+                answered &= renew(batch);
+            }
+            return answered;
         }
-        return answered;
+        finally {
+            guard.cancel();
+        }
     }
 
     private boolean renew(List<Hold> batch) {
         long sent = System.nanoTime();
         LockCommands.Renewal renewal;
-        // a round a renewal interval late counts as failed for the deadlines, whenever Redis answers it
-        ExpiryGuard guard = ExpiryGuard.start(batch, timers, this::reportExpired, intervalNanos,
-                () -> reportUnacknowledgedExpiry(batch));
         try {
             renewal = commands.renew(batch, leaseMillis);
         }
@@ -106,9 +113,6 @@ public final class LeaseWatchdog implements AutoCloseable {
             log.warn("Could not renew {} lock lease(s); retrying: {}", batch.size(), ex.toString());
             reportUnacknowledgedExpiry(batch);
             return false;
-        }
-        finally {
-            guard.cancel();
         }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
