@@ -30,19 +30,22 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final long leaseMillis;
     private final long intervalNanos;
     private final Consumer<Hold> lost;
-    /** Where a renewal that waits for Redis has its holds' lease ends watched (see {@link ExpiryGuard}). */
+    /**
+     * Where a renewal that waits for Redis has its holds' lease ends watched (see {@link ExpiryGuard}): a thread
+     * of its own, since the asynchronous calls' threads may all be waiting for that same Redis.
+     */
     private final AsyncRunner timers;
     private final Thread thread;
     private volatile boolean closed;
 
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
-            Consumer<Hold> lost, AsyncRunner timers) {
+            Consumer<Hold> lost) {
         this.holds = holds;
         this.commands = commands;
         this.leaseMillis = leaseMillis;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
         this.lost = lost;
-        this.timers = timers;
+        this.timers = new AsyncRunner(threadName + "-expiry", 1);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -206,16 +209,17 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
-    /** Whether the calling thread is this watchdog's (a lost-lock listener runs there). */
+    /** Whether the calling thread is one of this watchdog's (lost-lock listeners run there). */
     boolean runsOnCurrentThread() {
-        return thread == Thread.currentThread();
+        return thread == Thread.currentThread() || timers.runsOnCurrentThread();
     }
 
-    /** Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended. */
+    /** Stops renewing; leases then run out on their own. Returns once the watchdog's threads have ended. */
     @Override
     public void close() {
         closed = true;
         if (thread == Thread.currentThread()) {
+            timers.close();
             return; // closed from a listener: the loop ends when the listener returns
         }
         thread.interrupt(); // cuts a renewal that waits on an unreachable Redis short
@@ -229,6 +233,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 interrupted = true;
             }
         }
+        timers.close(); // after the renewal thread: no guard starts any more
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.reliability.ChaosProxy;
@@ -101,6 +101,44 @@ class FrozenRenewalGuardTest {
             finally {
                 proxy.freeze(false);
                 calls.forEach(call -> call.cancel(true));
+            }
+        }
+    }
+
+    /** close() while the guard waits for a lease end: nothing is reported after close(), no thread is left. */
+    @Test
+    void closeWhileTheGuardWaitsReportsNothingAfterwardsAndLeavesNoThread() throws Exception {
+        List<String> toldAfterClose = new CopyOnWriteArrayList<>();
+        boolean[] closedFlag = new boolean[1];
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories()) {
+            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                    .watchdogTimeout(LEASE).build();
+            client.addLockLostListener(event -> {
+                if (closedFlag[0]) {
+                    toldAfterClose.add(event.lockName());
+                }
+            });
+            for (int i = 0; i < 20; i++) {
+                client.getLock("closing:" + i).lock();
+            }
+            proxy.freeze(true);
+            try {
+                Thread.sleep(LEASE.toMillis() / 2); // a renewal round is under way, its guard armed
+                long start = System.nanoTime();
+                client.close();
+                closedFlag[0] = true;
+                long closeMillis = (System.nanoTime() - start) / 1_000_000;
+                Thread.sleep(LEASE.toMillis() + 500); // past every lease end
+                List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                        .map(Thread::getName).filter(name -> name.contains(client.getClientId())).toList();
+                System.out.printf("close() with a renewal frozen took %d ms; threads left %s; told after close %s%n",
+                        closeMillis, left, toldAfterClose);
+                assertThat(closeMillis).isLessThan(3_000);
+                assertThat(left).isEmpty();
+                assertThat(toldAfterClose).isEmpty();
+            }
+            finally {
+                proxy.freeze(false);
             }
         }
     }
