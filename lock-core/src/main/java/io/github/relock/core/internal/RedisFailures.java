@@ -2,8 +2,10 @@ package io.github.relock.core.internal;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 
 /** Words for a failed Redis call that say whether Redis answered with an error or did not answer at all. */
 final class RedisFailures {
@@ -29,6 +31,9 @@ final class RedisFailures {
         // Lettuce's error reply (OOM, NOPERM, READONLY…) only: Spring also wraps "Connection closed" in RedisSystemException
         Throwable cause = ex;
         for (int depth = 0; cause != null && depth < MAX_CAUSES; depth++, cause = cause.getCause()) {
+            if (cause instanceof RedisConnectionFailureException || cause instanceof RedisConnectionException) {
+                return false; // an error while connecting (maxclients, LOADING) passes: the next attempt may connect
+            }
             if (cause instanceof RedisCommandExecutionException) {
                 return true;
             }
