@@ -33,6 +33,7 @@ public final class ChaosProxy implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private final Object thaw = new Object();
     private volatile boolean frozen;
+    private volatile boolean repliesFrozen;
     private volatile boolean closed;
 
     public ChaosProxy(int targetPort) throws IOException {
@@ -60,9 +61,22 @@ public final class ChaosProxy implements AutoCloseable {
         }
     }
 
-    private void awaitThaw() {
+    /**
+     * Replies frozen, commands still reach Redis and run, but no reply comes back until thawed (a partition
+     * that falls between a command and its reply).
+     */
+    public void freezeReplies(boolean on) {
+        repliesFrozen = on;
+        if (!on) {
+            synchronized (thaw) {
+                thaw.notifyAll();
+            }
+        }
+    }
+
+    private void awaitThaw(boolean reply) {
         synchronized (thaw) {
-            while (frozen && !closed) {
+            while ((frozen || (reply && repliesFrozen)) && !closed) {
                 try {
                     thaw.wait(100);
                 }
@@ -161,7 +175,7 @@ public final class ChaosProxy implements AutoCloseable {
                     if (marker != null && contains(buffer, n, marker) && armed.compareAndSet(marker, null)) {
                         cutOnReply = true; // set before forwarding: the reply cannot overtake it
                     }
-                    awaitThaw();
+                    awaitThaw(false);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -182,7 +196,7 @@ public final class ChaosProxy implements AutoCloseable {
                         cuts.incrementAndGet();
                         return; // the reply is swallowed; finally drops both connections
                     }
-                    awaitThaw();
+                    awaitThaw(true);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
