@@ -119,7 +119,10 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
-            if (renewal.renewed().get(i)) {
+            if (renewal.renewed().get(i) && hold.lost()) {
+                giveBack(hold);
+            }
+            else if (renewal.renewed().get(i)) {
                 hold.leaseRenewed(sent, leaseMillis);
                 if (renewal.acknowledged()) {
                     hold.acknowledged(sent, leaseMillis);
@@ -153,6 +156,20 @@ public final class LeaseWatchdog implements AutoCloseable {
         if (stillHeld(hold)) {
             log.warn("Lock '{}': no renewal got through before its lease ended; reporting it lost", hold.keys().name());
             reportLost(hold);
+        }
+    }
+
+    /**
+     * A hold Redis renewed after it was reported lost (the reply came after its lease end): its owner was told,
+     * and its unlock() sends nothing, so the renewed lease would keep the lock from everyone for nothing.
+     */
+    private void giveBack(Hold hold) {
+        try {
+            hold.keys().kind().forceRelease(commands, hold);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Lock '{}': renewed after it was reported lost, and could not be given back; it frees when its "
+                    + "lease ends: {}", hold.keys().name(), ex.toString());
         }
     }
 
