@@ -4,17 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.reliability.ChaosProxy;
@@ -136,6 +141,101 @@ class FrozenRenewalGuardTest {
                 assertThat(closeMillis).isLessThan(3_000);
                 assertThat(left).isEmpty();
                 assertThat(toldAfterClose).isEmpty();
+            }
+            finally {
+                proxy.freeze(false);
+            }
+        }
+    }
+
+    /**
+     * Holds taken over a second (so their lease ends differ), half of them asynchronously with explicit owners,
+     * and a listener that throws an Error on every report: each hold is still told at its own lease end.
+     */
+    @Test
+    void holdsWithDifferentLeaseEndsAreEachToldThoughAListenerThrowsAnError() throws Exception {
+        Map<String, Long> toldAt = new ConcurrentHashMap<>();
+        Map<String, Long> leaseEndAt = new ConcurrentHashMap<>();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                        .watchdogTimeout(LEASE).build()) {
+            client.addLockLostListener(event -> {
+                throw new AssertionError("a listener that fails: " + event.lockName());
+            });
+            client.addLockLostListener(event -> toldAt.put(event.lockName(), System.nanoTime()));
+            List<ReentrantDistributedLock> locks = new ArrayList<>();
+            List<LockOwnerAndLock> asyncHolds = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                String name = "spread:" + i;
+                if (i % 2 == 0) {
+                    ReentrantDistributedLock lock = client.getLock(name);
+                    lock.lock();
+                    locks.add(lock);
+                }
+                else {
+                    LockOwner owner = client.newOwner();
+                    ReentrantDistributedLock lock = client.getLock(name);
+                    assertThat(lock.tryLockAsync(Duration.ZERO, null, owner).get(5, TimeUnit.SECONDS))
+                            .isTrue();
+                    asyncHolds.add(new LockOwnerAndLock(owner, lock));
+                }
+                Thread.sleep(50);
+            }
+            proxy.freeze(true);
+            try {
+                // the lease each hold has left, as the client knows it, when Redis stops answering
+                for (var held : client.heldLocks()) {
+                    leaseEndAt.put(held.name(),
+                            System.nanoTime() + Duration.between(Instant.now(), held.leaseExpiresAt()).toNanos());
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> toldAt.size() == 20);
+                long worst = 0;
+                for (var told : toldAt.entrySet()) {
+                    Long end = leaseEndAt.get(told.getKey());
+                    if (end != null) {
+                        worst = Math.max(worst, (told.getValue() - end) / 1_000_000);
+                    }
+                }
+                System.out.printf("20 holds, lease ends spread over 1 s, a listener throwing an Error: told at most "
+                        + "%d ms after each lease end%n", worst);
+                assertThat(worst).isLessThan(1_000);
+                assertThat(locks).allMatch(ReentrantDistributedLock::isLost);
+                for (LockOwnerAndLock held : asyncHolds) {
+                    assertThat(held.lock().unlockAsync(held.owner())).failsWithin(Duration.ofSeconds(5))
+                            .withThrowableOfType(ExecutionException.class)
+                            .withCauseInstanceOf(LockLostException.class);
+                }
+            }
+            finally {
+                proxy.freeze(false);
+            }
+        }
+    }
+
+    private record LockOwnerAndLock(LockOwner owner, ReentrantDistributedLock lock) {
+    }
+
+    /** A listener told by the guard closes the client: close() neither hangs nor leaves a thread. */
+    @Test
+    void closeFromAListenerToldByTheGuard() throws Exception {
+        List<String> closedOn = new CopyOnWriteArrayList<>();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories()) {
+            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                    .watchdogTimeout(LEASE).build();
+            client.addLockLostListener(event -> {
+                client.close();
+                closedOn.add(Thread.currentThread().getName());
+            });
+            for (int i = 0; i < 5; i++) {
+                client.getLock("close-from-listener:" + i).lock();
+            }
+            proxy.freeze(true);
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> !closedOn.isEmpty());
+                assertThat(client.isClosed()).isTrue();
+                await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                        .filter(Thread::isAlive).noneMatch(thread -> thread.getName().contains(client.getClientId())));
+                System.out.printf("closed from a listener on %s; no thread of the client left%n", closedOn.get(0));
             }
             finally {
                 proxy.freeze(false);
