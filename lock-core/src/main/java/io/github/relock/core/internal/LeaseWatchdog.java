@@ -120,7 +120,8 @@ public final class LeaseWatchdog implements AutoCloseable {
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
             if (renewal.renewed().get(i) && hold.lost()) {
-                giveBack(hold);
+                // renewed after it was reported lost (a late reply): its owner's unlock() sends nothing, so give it back
+                forceRelease(hold, "after a late renewal of a hold reported lost");
             }
             else if (renewal.renewed().get(i)) {
                 hold.leaseRenewed(sent, leaseMillis);
@@ -159,17 +160,14 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
-    /**
-     * A hold Redis renewed after it was reported lost (the reply came after its lease end): its owner was told,
-     * and its unlock() sends nothing, so the renewed lease would keep the lock from everyone for nothing.
-     */
-    private void giveBack(Hold hold) {
+    /** Ends {@code hold} in Redis, best effort: otherwise it frees when its lease ends. */
+    private void forceRelease(Hold hold, String why) {
         try {
             hold.keys().kind().forceRelease(commands, hold);
         }
         catch (RuntimeException ex) {
-            log.warn("Lock '{}': renewed after it was reported lost, and could not be given back; it frees when its "
-                    + "lease ends: {}", hold.keys().name(), ex.toString());
+            log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(), why,
+                    ex.toString());
         }
     }
 
@@ -181,13 +179,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         long now = System.nanoTime();
         for (Hold hold : holds.all()) {
             if (hold.overdue(now) && stillHeld(hold) && hold.markLost()) { // renewal stops first
-                try {
-                    hold.keys().kind().forceRelease(commands, hold);
-                }
-                catch (RuntimeException ex) {
-                    log.warn("Lock '{}': could not release it after its maximum hold time; it frees when its lease "
-                            + "ends: {}", hold.keys().name(), ex.toString());
-                }
+                forceRelease(hold, "after its maximum hold time");
                 log.warn("Lock '{}' was held longer than its maximum hold time: released, and reported lost",
                         hold.keys().name());
                 lost.accept(hold);
