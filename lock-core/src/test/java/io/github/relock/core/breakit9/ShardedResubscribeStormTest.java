@@ -102,6 +102,62 @@ class ShardedResubscribeStormTest {
         }
     }
 
+    /** close() while waiters retry subscribing to a node that takes no connection: they all end at once. */
+    @Test
+    void closeWhileWaitersRetryEndsThemAtOnceAndLeavesNoThread() throws Exception {
+        RedisClusterSetup setup = cluster.setup();
+        assumeTrue(Integer.parseInt(setup.nodes().get(0).version().split("\\.")[0]) >= 7, "sharded pub/sub: Redis 7");
+        RedisServer full = setup.nodes().get(0);
+        try (RedisLockClient holder = RedisLockClient.builder(cluster.newConnectionFactory()).build()) {
+            RedisLockClient waiter = RedisLockClient.builder(cluster.newConnectionFactory()).build();
+            List<String> names = namesOn(waiter, setup, full, 2);
+            String warm = namesOn(waiter, setup, setup.nodes().get(1), 1).get(0);
+            holder.getLock(warm).lock();
+            assertThat(waiter.getLock(warm).tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
+            for (String name : names) {
+                holder.getLock(name).lock();
+                assertThat(waiter.getLock(name).tryLock()).isFalse();
+            }
+            full.commands().configSet("maxclients", info(full, "connected_clients"));
+            List<CompletableFuture<Object>> waits = new ArrayList<>();
+            try {
+                for (int i = 0; i < 8; i++) {
+                    ReentrantDistributedLock lock = waiter.getLock(names.get(i % names.size()));
+                    if (i % 2 == 0) {
+                        waits.add(CompletableFuture.supplyAsync(() -> {
+                            try {
+                                return lock.tryLock(10, TimeUnit.SECONDS);
+                            }
+                            catch (InterruptedException ex) {
+                                throw new IllegalStateException(ex);
+                            }
+                        }, runnable -> new Thread(runnable).start()));
+                    }
+                    else {
+                        waits.add(lock.tryLockAsync(Duration.ofSeconds(10), null, waiter.newOwner()).thenApply(x -> x));
+                    }
+                }
+                Thread.sleep(500);
+                long closing = System.nanoTime();
+                waiter.close();
+                for (CompletableFuture<Object> wait : waits) {
+                    wait.handle((result, failure) -> failure != null ? failure : result).get(5, TimeUnit.SECONDS);
+                }
+                long endedMillis = (System.nanoTime() - closing) / 1_000_000;
+                Thread.sleep(200);
+                List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                        .map(Thread::getName).filter(name -> name.contains(waiter.getClientId())).toList();
+                System.out.printf("close() with 8 waiters retrying a full node: all ended %d ms after; threads left %s%n",
+                        endedMillis, left);
+                assertThat(endedMillis).isLessThan(1_500);
+                assertThat(left).isEmpty();
+            }
+            finally {
+                full.commands().configSet("maxclients", "10000");
+            }
+        }
+    }
+
     private static long timed(ReentrantDistributedLock lock) {
         long start = System.nanoTime();
         try {
