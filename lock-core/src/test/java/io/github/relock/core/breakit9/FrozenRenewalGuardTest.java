@@ -242,4 +242,37 @@ class FrozenRenewalGuardTest {
             }
         }
     }
+
+    /**
+     * A re-entry that lengthened a hold's lease keeps it out of the renewal rounds until less is left: when a
+     * round for other holds is already waiting for a frozen Redis, that hold's lease end must still be told.
+     */
+    @Test
+    void aHoldLeftOutOfTheFrozenRoundIsToldAtItsLeaseEndToo() throws Exception {
+        Map<String, Long> toldAfter = new ConcurrentHashMap<>();
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                        .watchdogTimeout(LEASE).build()) {
+            long[] frozenAt = new long[1];
+            client.addLockLostListener(
+                    event -> toldAfter.put(event.lockName(), (System.nanoTime() - frozenAt[0]) / 1_000_000));
+            ReentrantDistributedLock renewed = client.getLock("in-the-round");
+            renewed.lock();
+            ReentrantDistributedLock lengthened = client.getLock("left-out");
+            lengthened.lock();
+            assertThat(lengthened.tryLock(0, 2_500, TimeUnit.MILLISECONDS)).isTrue(); // 2.5 s: renewed once < 1.5 s left
+            frozenAt[0] = System.nanoTime();
+            proxy.freeze(true);
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 2);
+                System.out.printf("frozen: the hold in the round told after %d ms, the lengthened one (2.5 s lease) "
+                        + "after %d ms%n", toldAfter.get("in-the-round"), toldAfter.get("left-out"));
+                assertThat(toldAfter.get("left-out")).as("told by its 2.5 s lease end, not the %d s command timeout",
+                        COMMAND_TIMEOUT.toSeconds()).isLessThan(2_500 + 1_000);
+            }
+            finally {
+                proxy.freeze(false);
+            }
+        }
+    }
 }
