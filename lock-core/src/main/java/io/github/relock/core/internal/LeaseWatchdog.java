@@ -89,9 +89,9 @@ public final class LeaseWatchdog implements AutoCloseable {
             return true;
         }
         List<Hold> round = List.copyOf(due);
-        // one guard for the whole round: a batch waiting for Redis must not leave the batches after it unwatched;
-        // a round a renewal interval late counts as failed for the deadlines, whenever Redis answers it
-        ExpiryGuard guard = ExpiryGuard.start(round, timers, this::reportExpired, intervalNanos,
+        // every hold watched while the round waits, not only this batch's (nor this round's); a round a renewal
+        // interval late counts as failed for the deadlines, whenever Redis answers it
+        ExpiryGuard guard = ExpiryGuard.start(holds::renewable, timers, this::reportExpired, intervalNanos,
                 () -> reportUnacknowledgedExpiry(round));
         try {
             boolean answered = true;
