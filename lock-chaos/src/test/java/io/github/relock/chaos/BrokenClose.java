@@ -24,7 +24,7 @@ final class BrokenClose {
         ClientRuntime runtime = (ClientRuntime) get(RedisLockClient.class, client, "runtime");
         ClientContext real = (ClientContext) get(ClientRuntime.class, runtime, "context");
         set(runtime, "watchdog", new LeaseWatchdog(new HoldRegistry(), real.commands(), real.watchdogLeaseMillis(),
-                "chaos-dummy-watchdog", hold -> { }, real.async()));
+                "chaos-dummy-watchdog", hold -> { }));
         ReleaseSubscriptions dummy = new ReleaseSubscriptions(real.commands().connectionFactory(), "chaos-dummy");
         set(runtime, "context", new ClientContext(real.clientId(), real.owners(), real.commands(), new HoldRegistry(),
                 real.waiting(), real.turns(), dummy, real.watchdogLeaseMillis(), real.openCheck(), real.lossReporter(),

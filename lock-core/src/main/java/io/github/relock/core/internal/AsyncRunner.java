@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The few threads that run a client's asynchronous lock calls: each runs one Redis round trip at a time and
  * never waits for a lock, since an asynchronous waiter is a wake-up and a timer, not a thread. Threads start
- * on demand and end when idle, so a client that makes no asynchronous call has none but, while the watchdog
- * renews, the one that watches the leases of a renewal still waiting for Redis ({@link ExpiryGuard}).
+ * on demand and end when idle, so a client that makes no asynchronous call has none. The watchdog has one of
+ * its own, with one thread, for its {@link ExpiryGuard}s.
  */
 public final class AsyncRunner implements AutoCloseable {
 
@@ -29,16 +29,20 @@ public final class AsyncRunner implements AutoCloseable {
     private final Set<Thread> started = ConcurrentHashMap.newKeySet();
 
     public AsyncRunner(String name) {
+        this(name, THREADS);
+    }
+
+    public AsyncRunner(String name, int threads) {
         AtomicInteger count = new AtomicInteger();
         this.threadPrefix = name + "-";
-        ThreadFactory threads = task -> {
+        ThreadFactory factory = task -> {
             Thread thread = new Thread(task, threadPrefix + count.incrementAndGet());
             thread.setDaemon(true); // a forgotten client must not keep the JVM alive
             started.removeIf(old -> old.getState() == Thread.State.TERMINATED); // idle ones end; not yet started ones stay
             started.add(thread);
             return thread;
         };
-        executor = new ScheduledThreadPoolExecutor(THREADS, threads);
+        executor = new ScheduledThreadPoolExecutor(threads, factory);
         executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
         executor.allowCoreThreadTimeOut(true);
         executor.setRemoveOnCancelPolicy(true); // cancelled timers of finished waits do not pile up

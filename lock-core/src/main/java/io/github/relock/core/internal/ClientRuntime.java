@@ -68,7 +68,7 @@ public final class ClientRuntime implements AutoCloseable {
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async);
         this.listeners.addAll(listeners);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
-                this::reportLost, async);
+                this::reportLost);
     }
 
     /** 48 random bits, in hex. */

@@ -4,20 +4,22 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * Watches one renewal batch while that renewal still waits for Redis. Behind a partition, or with the
+ * Watches the watchdog's holds while a renewal round still waits for Redis. Behind a partition, or with the
  * primary paused, Redis answers nothing, and the renewal gives up only at the connection's command timeout,
  * which may be far longer than the lease: meanwhile another client may take the lock. So once the renewal
  * is a renewal interval late, it is treated as a failed round ({@code late}: with minReplicas, holds whose
  * acknowledged lease ends before the next round are reported); and a hold whose lease ends is reported then.
- * Runs on the client's {@link AsyncRunner}; {@link #cancel()} once the renewal returns.
+ * Runs on the watchdog's own timer thread; {@link #cancel()} once the round returns.
  */
 final class ExpiryGuard implements Runnable {
 
-    private final List<Hold> batch;
+    /** The holds to watch, asked afresh each time: also those the round left out (a lengthened lease, a new hold). */
+    private final Supplier<List<Hold>> holds;
     private final AsyncRunner timers;
     /** Reports a hold whose lease has ended, if it is still held and not yet reported. */
     private final Consumer<Hold> expired;
@@ -28,19 +30,19 @@ final class ExpiryGuard implements Runnable {
     private volatile @Nullable ScheduledFuture<?> next;
     private volatile boolean done;
 
-    private ExpiryGuard(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired, long lateAt, Runnable late) {
-        this.batch = batch;
+    private ExpiryGuard(Supplier<List<Hold>> holds, AsyncRunner timers, Consumer<Hold> expired, long lateAt, Runnable late) {
+        this.holds = holds;
         this.timers = timers;
         this.expired = expired;
         this.lateAt = lateAt;
         this.late = late;
     }
 
-    /** Watches {@code batch} from now until {@link #cancel()}; runs {@code late} once after {@code lateNanos}. */
-    static ExpiryGuard start(List<Hold> batch, AsyncRunner timers, Consumer<Hold> expired, long lateNanos,
+    /** Watches {@code holds} from now until {@link #cancel()}; runs {@code late} once after {@code lateNanos}. */
+    static ExpiryGuard start(Supplier<List<Hold>> holds, AsyncRunner timers, Consumer<Hold> expired, long lateNanos,
             Runnable late) {
         long now = System.nanoTime();
-        ExpiryGuard guard = new ExpiryGuard(batch, timers, expired, now + lateNanos, late);
+        ExpiryGuard guard = new ExpiryGuard(holds, timers, expired, now + lateNanos, late);
         guard.scheduleNext(now);
         return guard;
     }
@@ -55,7 +57,7 @@ final class ExpiryGuard implements Runnable {
             lateRun = true;
             late.run();
         }
-        for (Hold hold : batch) {
+        for (Hold hold : holds.get()) {
             if (!hold.lost() && now - deadline(hold) >= 0) {
                 expired.accept(hold);
             }
@@ -65,7 +67,7 @@ final class ExpiryGuard implements Runnable {
 
     private void scheduleNext(long now) {
         long earliest = lateRun ? Long.MAX_VALUE : Math.max(0, lateAt - now);
-        for (Hold hold : batch) {
+        for (Hold hold : holds.get()) {
             long left = deadline(hold) - now;
             if (!hold.lost() && left > 0 && left < earliest) {
                 earliest = left;

@@ -30,19 +30,22 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final long leaseMillis;
     private final long intervalNanos;
     private final Consumer<Hold> lost;
-    /** Where a renewal that waits for Redis has its holds' lease ends watched (see {@link ExpiryGuard}). */
+    /**
+     * Where a renewal that waits for Redis has its holds' lease ends watched (see {@link ExpiryGuard}): a thread
+     * of its own, since the asynchronous calls' threads may all be waiting for that same Redis.
+     */
     private final AsyncRunner timers;
     private final Thread thread;
     private volatile boolean closed;
 
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
-            Consumer<Hold> lost, AsyncRunner timers) {
+            Consumer<Hold> lost) {
         this.holds = holds;
         this.commands = commands;
         this.leaseMillis = leaseMillis;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
         this.lost = lost;
-        this.timers = timers;
+        this.timers = new AsyncRunner(threadName + "-expiry", 1);
         this.thread = new Thread(this::run, threadName);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -85,19 +88,26 @@ public final class LeaseWatchdog implements AutoCloseable {
         if (due.isEmpty()) {
             return true;
         }
-        boolean answered = true;
-        for (List<Hold> batch : commands.renewalBatches(due)) {
-            answered &= renew(batch);
+        List<Hold> round = List.copyOf(due);
+        // every hold watched while the round waits, not only this batch's (nor this round's); a round a renewal
+        // interval late counts as failed for the deadlines, whenever Redis answers it
+        ExpiryGuard guard = ExpiryGuard.start(holds::renewable, timers, this::reportExpired, intervalNanos,
+                () -> reportUnacknowledgedExpiry(round));
+        try {
+            boolean answered = true;
+            for (List<Hold> batch : commands.renewalBatches(due)) {
+                answered &= renew(batch);
+            }
+            return answered;
         }
-        return answered;
+        finally {
+            guard.cancel();
+        }
     }
 
     private boolean renew(List<Hold> batch) {
         long sent = System.nanoTime();
         LockCommands.Renewal renewal;
-        // a round a renewal interval late counts as failed for the deadlines, whenever Redis answers it
-        ExpiryGuard guard = ExpiryGuard.start(batch, timers, this::reportExpired, intervalNanos,
-                () -> reportUnacknowledgedExpiry(batch));
         try {
             renewal = commands.renew(batch, leaseMillis);
         }
@@ -107,12 +117,13 @@ public final class LeaseWatchdog implements AutoCloseable {
             reportUnacknowledgedExpiry(batch);
             return false;
         }
-        finally {
-            guard.cancel();
-        }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
-            if (renewal.renewed().get(i)) {
+            if (renewal.renewed().get(i) && hold.lost()) {
+                // renewed after it was reported lost (a late reply): its owner's unlock() sends nothing, so give it back
+                forceRelease(hold, "after a late renewal of a hold reported lost");
+            }
+            else if (renewal.renewed().get(i)) {
                 hold.leaseRenewed(sent, leaseMillis);
                 if (renewal.acknowledged()) {
                     hold.acknowledged(sent, leaseMillis);
@@ -149,6 +160,17 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
+    /** Ends {@code hold} in Redis, best effort: otherwise it frees when its lease ends. */
+    private void forceRelease(Hold hold, String why) {
+        try {
+            hold.keys().kind().forceRelease(commands, hold);
+        }
+        catch (RuntimeException ex) {
+            log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(), why,
+                    ex.toString());
+        }
+    }
+
     /**
      * Holds kept longer than their maximum hold time: no longer renewed, released (best effort: otherwise
      * they expire with their lease) and reported lost, so their owner's unlock() tells it.
@@ -157,13 +179,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         long now = System.nanoTime();
         for (Hold hold : holds.all()) {
             if (hold.overdue(now) && stillHeld(hold) && hold.markLost()) { // renewal stops first
-                try {
-                    hold.keys().kind().forceRelease(commands, hold);
-                }
-                catch (RuntimeException ex) {
-                    log.warn("Lock '{}': could not release it after its maximum hold time; it frees when its lease "
-                            + "ends: {}", hold.keys().name(), ex.toString());
-                }
+                forceRelease(hold, "after its maximum hold time");
                 log.warn("Lock '{}' was held longer than its maximum hold time: released, and reported lost",
                         hold.keys().name());
                 lost.accept(hold);
@@ -202,16 +218,17 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
-    /** Whether the calling thread is this watchdog's (a lost-lock listener runs there). */
+    /** Whether the calling thread is one of this watchdog's (lost-lock listeners run there). */
     boolean runsOnCurrentThread() {
-        return thread == Thread.currentThread();
+        return thread == Thread.currentThread() || timers.runsOnCurrentThread();
     }
 
-    /** Stops renewing; leases then run out on their own. Returns once the watchdog thread has ended. */
+    /** Stops renewing; leases then run out on their own. Returns once the watchdog's threads have ended. */
     @Override
     public void close() {
         closed = true;
         if (thread == Thread.currentThread()) {
+            timers.close();
             return; // closed from a listener: the loop ends when the listener returns
         }
         thread.interrupt(); // cuts a renewal that waits on an unreachable Redis short
@@ -225,6 +242,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 interrupted = true;
             }
         }
+        timers.close(); // after the renewal thread: no guard starts any more
         if (interrupted) {
             Thread.currentThread().interrupt();
         }

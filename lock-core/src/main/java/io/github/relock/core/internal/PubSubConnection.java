@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
@@ -54,9 +53,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     private volatile long generation;
     /** Confirmations of the anchor subscription on the current connection: more than one means a reconnect. */
     private final AtomicInteger anchorConfirmations = new AtomicInteger();
-    /** The last subscribe or opening Redis did not answer, and when it ended (see {@link #unansweredLately}). */
-    private volatile @Nullable DataAccessException unanswered;
-    private volatile long unansweredAt;
+    private final UnansweredLately unanswered = new UnansweredLately();
     private volatile boolean closed;
 
     PubSubConnection(RedisConnectionFactory factory, String anchorChannel, Events events) {
@@ -85,7 +82,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     public long subscribe(String channel) {
         Subscription subscription = Interrupts.uninterruptibly(this::subscription);
         long on = generation;
-        unansweredLately("subscribe to " + channel);
+        unanswered.check(UnansweredLately.CONNECTION, "subscribe to " + channel);
         try {
             Interrupts.uninterruptibly(() -> subscription.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
         }
@@ -99,29 +96,13 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             throw unanswered(translated != null ? translated
                     : new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex));
         }
-        unanswered = null;
+        unanswered.answered(UnansweredLately.CONNECTION);
         return on;
     }
 
-    /**
-     * Fails at once if Redis did not answer a subscribe or an opening a moment ago: each waiter tries again
-     * every 100 ms, and would otherwise open a connection (or wait out a timeout) of its own each time.
-     */
-    private void unansweredLately(String what) {
-        DataAccessException last = unanswered;
-        if (last != null && System.nanoTime() - unansweredAt < AcquireLoop.RESUBSCRIBE_NANOS) {
-            throw new RedisConnectionFailureException("Could not " + what + ": the pub/sub connection did not "
-                    + "answer a moment ago (" + RedisFailures.describe(last) + ")", last);
-        }
-    }
-
-    /** Notes {@code ex} for {@link #unansweredLately} if Redis did not answer, and returns it. */
+    /** Notes {@code ex} as no answer from the connection, if it is one, and returns it. */
     private DataAccessException unanswered(DataAccessException ex) {
-        if (!RedisFailures.refused(ex)) {
-            unansweredAt = System.nanoTime();
-            unanswered = ex;
-        }
-        return ex;
+        return unanswered.note(UnansweredLately.CONNECTION, ex);
     }
 
     @Override
@@ -158,7 +139,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             if (current != null) {
                 closeQuietly(current);
             }
-            unansweredLately("open the pub/sub connection");
+            unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
             RedisConnection fresh;
             try {
                 fresh = factory.getConnection();
@@ -187,7 +168,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
                 closeQuietly(fresh);
                 throw ex;
             }
-            unanswered = null;
+            unanswered.answered(UnansweredLately.CONNECTION);
             Subscription subscription = fresh.getSubscription();
             if (subscription == null) {
                 closeQuietly(fresh);

@@ -2,10 +2,16 @@ package io.github.relock.core.internal;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisSystemException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 
 /** Words for a failed Redis call that say whether Redis answered with an error or did not answer at all. */
 final class RedisFailures {
+
+    /** How deep to look for the error reply among the causes: wrappers are few, and a cycle must not spin. */
+    private static final int MAX_CAUSES = 16;
 
     private RedisFailures() {
     }
@@ -22,7 +28,16 @@ final class RedisFailures {
 
     /** Whether Redis answered with an error, rather than not at all (a timeout, a lost or refused connection). */
     static boolean refused(DataAccessException ex) {
-        // spring-data-redis wraps error replies (OOM, READONLY, NOSCRIPT…) in RedisSystemException
-        return ex instanceof RedisSystemException;
+        // Lettuce's error reply (OOM, NOPERM, READONLY…) only: Spring also wraps "Connection closed" in RedisSystemException
+        Throwable cause = ex;
+        for (int depth = 0; cause != null && depth < MAX_CAUSES; depth++, cause = cause.getCause()) {
+            if (cause instanceof RedisConnectionFailureException || cause instanceof RedisConnectionException) {
+                return false; // an error while connecting (maxclients, LOADING) passes: the next attempt may connect
+            }
+            if (cause instanceof RedisCommandExecutionException) {
+                return true;
+            }
+        }
+        return false;
     }
 }

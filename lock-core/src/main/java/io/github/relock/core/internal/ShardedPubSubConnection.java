@@ -13,6 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.RedisSystemException;
@@ -22,6 +23,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 
@@ -56,6 +59,8 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     private final Map<String, String> channels = new ConcurrentHashMap<>();
     private final ShardedResubscriber resubscriber;
     private final ShardedListener listener;
+    /** Nodes that did not answer an SSUBSCRIBE (or the opening) a moment ago: many waiters, one try per node. */
+    private final UnansweredLately unanswered = new UnansweredLately();
     private volatile @Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
     private volatile @Nullable PubSubConnection classic;
     private volatile long generation;
@@ -94,6 +99,8 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         }
         StatefulRedisClusterPubSubConnection<byte[], byte[]> current = Interrupts.uninterruptibly(this::connection);
         long on = generation;
+        String node = nodeOf(channel);
+        unanswered.check(node, "subscribe to " + channel);
         channels.putIfAbsent(channel, UNCONFIRMED); // before it is sent: the confirmation must find it
         try {
             Interrupts.uninterruptibly(() -> await(current.async().ssubscribe(bytes(channel)), current.getTimeout(),
@@ -102,11 +109,12 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         catch (RuntimeException ex) {
             channels.remove(channel);
             if (!unknownCommand(ex)) {
-                throw ex;
+                throw ex instanceof DataAccessException failure ? unanswered.note(node, failure) : ex;
             }
             useClassic(ex);
             return subscribe(channel);
         }
+        unanswered.answered(node);
         return on;
     }
 
@@ -150,15 +158,17 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 closeQuietly(current);
             }
             RedisClusterClient client = client();
+            unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
             StatefulRedisClusterPubSubConnection<byte[], byte[]> fresh;
             try {
                 fresh = client.connectPubSub(ByteArrayCodec.INSTANCE);
             }
             catch (RuntimeException ex) {
                 // callers treat Spring's exceptions as Redis not answering, as with classic pub/sub
-                throw new RedisConnectionFailureException("Could not open the pub/sub connection: " + ex.getMessage(),
-                        ex);
+                throw unanswered.note(UnansweredLately.CONNECTION, new RedisConnectionFailureException(
+                        "Could not open the pub/sub connection: " + ex.getMessage(), ex));
             }
+            unanswered.answered(UnansweredLately.CONNECTION);
             fresh.addListener(listener);
             resubscriber.follow(client);
             generation++;
@@ -179,6 +189,12 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         finally {
             opening.unlock();
         }
+    }
+
+    /** The id of the node that owns {@code channel}'s slot, as this client last saw the topology. */
+    private String nodeOf(String channel) {
+        RedisClusterNode owner = client().getPartitions().getPartitionBySlot(SlotHash.getSlot(bytes(channel)));
+        return owner == null ? UnansweredLately.CONNECTION : owner.getNodeId();
     }
 
     RedisClusterClient client() {

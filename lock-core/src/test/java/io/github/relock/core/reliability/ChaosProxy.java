@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * after the marked command are taken to be its reply).
  *
  * <p>It can also refuse new connections ({@link #refuseNew}), freeze every connection ({@link #freeze}) or
- * only those that subscribed ({@link #freezePubSub}).
+ * only those that subscribed ({@link #freezePubSub}), or hold back replies alone ({@link #freezeReplies}).
  */
 public final class ChaosProxy implements AutoCloseable {
 
@@ -41,6 +41,7 @@ public final class ChaosProxy implements AutoCloseable {
     private volatile boolean frozen;
     private volatile boolean pubSubFrozen;
     private volatile boolean refusing;
+    private volatile boolean repliesFrozen;
     private volatile boolean closed;
 
     public ChaosProxy(int targetPort) throws IOException {
@@ -81,14 +82,27 @@ public final class ChaosProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Replies frozen, commands still reach Redis and run, but no reply comes back until thawed (a partition
+     * that falls between a command and its reply).
+     */
+    public void freezeReplies(boolean on) {
+        repliesFrozen = on;
+        if (!on) {
+            synchronized (thaw) {
+                thaw.notifyAll();
+            }
+        }
+    }
+
     /** Refusing, every connection accepted is closed at once: new connections fail, open ones go on. */
     public void refuseNew(boolean on) {
         refusing = on;
     }
 
-    private void awaitThaw(Pair pair) {
+    private void awaitThaw(Pair pair, boolean reply) {
         synchronized (thaw) {
-            while ((frozen || pubSubFrozen && pair.subscribed) && !closed) {
+            while ((frozen || pubSubFrozen && pair.subscribed || reply && repliesFrozen) && !closed) {
                 try {
                     thaw.wait(100);
                 }
@@ -202,7 +216,7 @@ public final class ChaosProxy implements AutoCloseable {
                     if (!subscribed && contains(buffer, n, SUBSCRIBE)) {
                         subscribed = true;
                     }
-                    awaitThaw(this);
+                    awaitThaw(this, false);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
@@ -223,7 +237,7 @@ public final class ChaosProxy implements AutoCloseable {
                         cuts.incrementAndGet();
                         return; // the reply is swallowed; finally drops both connections
                     }
-                    awaitThaw(this);
+                    awaitThaw(this, true);
                     out.write(buffer, 0, n);
                     out.flush();
                 }

@@ -6,12 +6,14 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -42,10 +44,24 @@ public final class Factories implements AutoCloseable {
         return started(new RedisSentinelConfiguration(master, addresses), commandTimeout);
     }
 
+    /** As {@link #standalone(int, Duration)}, with Lettuce client options of its own (e.g. no auto-reconnect). */
+    public LettuceConnectionFactory standalone(int port, Duration commandTimeout, ClientOptions options) {
+        return started(new RedisStandaloneConfiguration("127.0.0.1", port), commandTimeout, options);
+    }
+
     private LettuceConnectionFactory started(RedisConfiguration configuration, Duration commandTimeout) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-                LettuceClientConfiguration.builder().clientResources(resources).commandTimeout(commandTimeout)
-                        .shutdownQuietPeriod(Duration.ZERO).shutdownTimeout(Duration.ofSeconds(2)).build());
+        return started(configuration, commandTimeout, null);
+    }
+
+    private LettuceConnectionFactory started(RedisConfiguration configuration, Duration commandTimeout,
+            @Nullable ClientOptions options) {
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder()
+                .clientResources(resources).commandTimeout(commandTimeout)
+                .shutdownQuietPeriod(Duration.ZERO).shutdownTimeout(Duration.ofSeconds(2));
+        if (options != null) {
+            builder.clientOptions(options);
+        }
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration, builder.build());
         factory.afterPropertiesSet();
         factory.start();
         created.add(factory);
