@@ -30,12 +30,12 @@ final class ShardedListener extends RedisClusterPubSubAdapter<byte[], byte[]> {
 
     @Override
     public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
-        events.released(ShardedPubSubConnection.string(channel), ShardedPubSubConnection.string(message));
+        events.released(ShardedCalls.string(channel), ShardedCalls.string(message));
     }
 
     @Override
     public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
-        String name = ShardedPubSubConnection.string(channel);
+        String name = ShardedCalls.string(channel);
         String before = channels.get(name);
         String now = node == null ? ShardedPubSubConnection.UNCONFIRMED : node.getNodeId();
         // confirmed before: Lettuce subscribed it again after a reconnect, and releases may have gone unheard
@@ -47,7 +47,7 @@ final class ShardedListener extends RedisClusterPubSubAdapter<byte[], byte[]> {
 
     @Override
     public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
-        String name = ShardedPubSubConnection.string(channel);
+        String name = ShardedCalls.string(channel);
         String before = channels.get(name);
         // still wanted: the node gave up the slot (a migration), so subscribe where it went
         if (before != null && channels.replace(name, before, ShardedPubSubConnection.UNCONFIRMED)) {

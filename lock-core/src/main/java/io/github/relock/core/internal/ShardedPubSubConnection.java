@@ -1,29 +1,19 @@
 package io.github.relock.core.internal;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -103,12 +93,11 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         unanswered.check(node, "subscribe to " + channel);
         channels.putIfAbsent(channel, UNCONFIRMED); // before it is sent: the confirmation must find it
         try {
-            Interrupts.uninterruptibly(() -> await(current.async().ssubscribe(bytes(channel)), current.getTimeout(),
-                    "subscribe to " + channel));
+            Interrupts.uninterruptibly(() -> ShardedCalls.ssubscribe(current, channel));
         }
         catch (RuntimeException ex) {
             channels.remove(channel);
-            if (!unknownCommand(ex)) {
+            if (!ShardedCalls.unknownCommand(ex)) {
                 throw ex instanceof DataAccessException failure ? unanswered.note(node, failure) : ex;
             }
             useClassic(ex);
@@ -131,8 +120,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             return;
         }
         try {
-            Interrupts.uninterruptibly(() -> await(current.async().sunsubscribe(bytes(channel)), current.getTimeout(),
-                    "unsubscribe from " + channel));
+            Interrupts.uninterruptibly(() -> ShardedCalls.sunsubscribe(current, channel));
         }
         catch (RuntimeException ex) {
             // a dead node has no subscriptions left to undo
@@ -155,7 +143,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
             }
             if (current != null) {
-                closeQuietly(current);
+                ShardedCalls.closeQuietly(current);
             }
             RedisClusterClient client = client();
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
@@ -176,7 +164,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             if (closed) {
                 // close() came while this opened it and did not wait for this thread: the connection goes here
                 connection = null;
-                closeQuietly(fresh);
+                ShardedCalls.closeQuietly(fresh);
                 throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
             }
             if (current != null) {
@@ -193,7 +181,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
 
     /** The id of the node that owns {@code channel}'s slot, as this client last saw the topology. */
     private String nodeOf(String channel) {
-        RedisClusterNode owner = client().getPartitions().getPartitionBySlot(SlotHash.getSlot(bytes(channel)));
+        RedisClusterNode owner = ShardedCalls.owner(client(), channel);
         return owner == null ? UnansweredLately.CONNECTION : owner.getNodeId();
     }
 
@@ -217,7 +205,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
             connection = null;
             if (current != null) {
-                closeQuietly(current);
+                ShardedCalls.closeQuietly(current);
             }
             channels.clear();
             PubSubConnection fallback = new PubSubConnection(factory, anchorChannel, events);
@@ -246,7 +234,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
             connection = null;
             if (current != null) {
-                closeQuietly(current);
+                ShardedCalls.closeQuietly(current);
             }
             PubSubConnection fallback = classic;
             if (fallback != null) {
@@ -258,52 +246,5 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 opening.unlock();
             }
         }
-    }
-
-    static <T> T await(Future<T> reply, Duration timeout, String what) {
-        try {
-            return reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new RedisSystemException("Interrupted while waiting to " + what, ex);
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() == null ? ex : ex.getCause();
-            String message = "Could not " + what + ": " + cause.getMessage();
-            // an error reply is Redis refusing; anything else (a lost connection) is Redis not answering
-            throw cause instanceof RedisCommandExecutionException ? new RedisSystemException(message, cause)
-                    : new RedisConnectionFailureException(message, cause);
-        }
-        catch (TimeoutException ex) {
-            throw new QueryTimeoutException("Redis did not confirm in " + timeout.toMillis() + " ms: " + what, ex);
-        }
-    }
-
-    private static boolean unknownCommand(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            String message = t.getMessage();
-            if (message != null && message.contains("unknown command")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static void closeQuietly(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection) {
-        try {
-            connection.close();
-        }
-        catch (RuntimeException ex) {
-            log.debug("Could not close the pub/sub connection", ex);
-        }
-    }
-
-    static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static String string(byte[] bytes) {
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

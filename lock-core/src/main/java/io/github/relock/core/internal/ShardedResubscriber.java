@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
@@ -144,8 +143,7 @@ final class ShardedResubscriber {
             boolean failed = false;
             for (Map.Entry<String, String> entry : channels.entrySet()) {
                 String channel = entry.getKey();
-                byte[] key = ShardedPubSubConnection.bytes(channel);
-                RedisClusterNode owner = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+                RedisClusterNode owner = ShardedCalls.owner(cluster, channel);
                 if (owner != null && owner.getNodeId().equals(entry.getValue())) {
                     continue;
                 }
@@ -154,8 +152,7 @@ final class ShardedResubscriber {
                 }
                 moved = true;
                 try {
-                    ShardedPubSubConnection.await(current.async().ssubscribe(key), current.getTimeout(),
-                            "subscribe to " + channel);
+                    ShardedCalls.ssubscribe(current, channel);
                 }
                 catch (RuntimeException ex) {
                     failed = true;
