@@ -42,8 +42,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public ReentrantDistributedLock withMaxHold(Duration maxHold) {
-        return new RedisReentrantLock(keys, context, fixedOwner,
-                LockSettings.checkLease("maxHold", maxHold).toNanos());
+        return new RedisReentrantLock(keys, context, fixedOwner, LockSettings.checkLease("maxHold", maxHold).toNanos());
     }
 
     @Override

@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -22,15 +21,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public final class ReleaseSubscriptions implements PubSubConnection.Events, AutoCloseable {
 
-    /** After a release kept for another client: its turn has lapsed by then if it never came (see acquire.lua). */
-    static final long OTHERS_TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(LockCommands.TURN_MILLIS + 2);
-
     private final ReleaseChannels connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
-    /** This client's id and a colon, as its owner ids and turns begin; empty: turns are not told apart. */
-    private final String ownClient;
-    /** Runs the look after another client's turn; null: look at once. */
+    /** Where unwanted subscriptions are undone; null: never (they go with the connection). */
     private final @Nullable AsyncRunner timers;
+    private final Announcements announcements;
     /** Told when the client closes: an asynchronous wait between subscriptions has no waiter to wake. */
     private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -41,15 +36,15 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /**
      * @param clientId the client's id, which starts its owner ids
-     * @param timers   where a waiter's look after another client's turn is scheduled
+     * @param timers   where a waiter's look after another client's turn, and the undoing of an unwanted subscription, run
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
             @Nullable AsyncRunner timers) {
         this.connection = ShardedPubSubConnection.isCluster(factory)
                 ? new ShardedPubSubConnection(factory, anchorChannel, this)
                 : new PubSubConnection(factory, anchorChannel, this);
-        this.ownClient = clientId.isEmpty() ? "" : clientId + ":";
         this.timers = timers;
+        this.announcements = new Announcements(clientId, timers);
     }
 
     /**
@@ -155,52 +150,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     @Override
     public void released(String channel, String message) {
         WaiterQueue queue = queues.get(channel);
-        if (queue == null) {
-            return;
-        }
-        queue.cancelLook(); // a look scheduled after an earlier announcement is moot: this one says what to do
-        TurnMessage turn = queue.wakeUp() == WakeUp.ONE && !ownClient.isEmpty() ? TurnMessage.of(message, ownClient)
-                : TurnMessage.OPEN;
-        // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on; a
-        // lock kept for this client is taken now, or the others wait for the turn to lapse
-        if (turn != TurnMessage.MINE && queue.streak.stepBackNanos(System.nanoTime()) != 0) {
-            return;
-        }
-        switch (turn) {
-            case OPEN -> queue.released(message);
-            case MINE, NOT_IN_LINE -> queue.wakeOne();
-            case TAKEN_BY_ME -> {
-                // this client's own waiters are behind the hold just taken
-            }
-            case BEHIND -> {
-                long lease = TurnMessage.takenLeaseMillis(message);
-                if (lease >= 0) {
-                    lookAfter(queue, saturatedNanos(lease) + OTHERS_TURN_NANOS);
-                }
-            }
-            case OTHERS_TURN -> lookAfter(queue, OTHERS_TURN_NANOS);
-        }
-    }
-
-    private static long saturatedNanos(long millis) {
-        return millis >= Long.MAX_VALUE / 2_000_000 ? Long.MAX_VALUE / 2 : TimeUnit.MILLISECONDS.toNanos(millis);
-    }
-
-    /**
-     * One waiter looks after {@code nanos} (once another client's turn has lapsed, or its hold's lease has
-     * ended), unless an announcement comes first and cancels the look.
-     */
-    private void lookAfter(WaiterQueue queue, long nanos) {
-        AsyncRunner scheduler = timers;
-        if (scheduler == null) {
-            queue.wakeOne();
-            return;
-        }
-        try {
-            queue.looking(scheduler.schedule(queue::wakeOne, nanos));
-        }
-        catch (RejectedExecutionException ex) {
-            queue.wakeOne(); // closing: the waiter finds out at once
+        if (queue != null) {
+            announcements.heard(queue, message);
         }
     }
 
