@@ -18,7 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockLostListener;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -45,21 +47,17 @@ class FrozenRenewalGuardTest {
     /** 300 holds: more than the 256 one renewal script call carries, so two batches. */
     @Test
     void everyHoldOfARoundIsReportedWhenItsLeaseEndsNotOnlyTheFirstBatch() throws Exception {
-        Map<String, Long> toldAfter = new ConcurrentHashMap<>();
+        Told told = new Told();
         try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                        .watchdogTimeout(LEASE).build()) {
-            long[] frozenAt = new long[1];
-            client.addLockLostListener(
-                    event -> toldAfter.put(event.lockName(), (System.nanoTime() - frozenAt[0]) / 1_000_000));
+                RedisLockClient client = told.client(proxy, factories)) {
+            Map<String, Long> toldAfter = told.afterMillis;
             List<ReentrantDistributedLock> locks = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
                 ReentrantDistributedLock lock = client.getLock("many:" + i);
                 lock.lock();
                 locks.add(lock);
             }
-            frozenAt[0] = System.nanoTime();
-            proxy.freeze(true);
+            told.freeze(proxy);
             try {
                 await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 300);
                 long latest = toldAfter.values().stream().mapToLong(Long::longValue).max().orElseThrow();
@@ -79,17 +77,13 @@ class FrozenRenewalGuardTest {
     /** The guard's timer must not queue behind asynchronous round trips that wait for the same frozen Redis. */
     @Test
     void aLeaseEndIsReportedWhileAsynchronousCallsWaitForRedis() throws Exception {
-        Map<String, Long> toldAfter = new ConcurrentHashMap<>();
+        Told told = new Told();
         try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                        .watchdogTimeout(LEASE).build()) {
-            long[] frozenAt = new long[1];
-            client.addLockLostListener(
-                    event -> toldAfter.put(event.lockName(), (System.nanoTime() - frozenAt[0]) / 1_000_000));
+                RedisLockClient client = told.client(proxy, factories)) {
+            Map<String, Long> toldAfter = told.afterMillis;
             ReentrantDistributedLock held = client.getLock("held-while-async");
             held.lock();
-            frozenAt[0] = System.nanoTime();
-            proxy.freeze(true);
+            told.freeze(proxy);
             List<CompletableFuture<Boolean>> calls = new ArrayList<>();
             try {
                 for (int i = 0; i < 8; i++) {
@@ -249,20 +243,16 @@ class FrozenRenewalGuardTest {
      */
     @Test
     void aHoldLeftOutOfTheFrozenRoundIsToldAtItsLeaseEndToo() throws Exception {
-        Map<String, Long> toldAfter = new ConcurrentHashMap<>();
+        Told told = new Told();
         try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                        .watchdogTimeout(LEASE).build()) {
-            long[] frozenAt = new long[1];
-            client.addLockLostListener(
-                    event -> toldAfter.put(event.lockName(), (System.nanoTime() - frozenAt[0]) / 1_000_000));
+                RedisLockClient client = told.client(proxy, factories)) {
+            Map<String, Long> toldAfter = told.afterMillis;
             ReentrantDistributedLock renewed = client.getLock("in-the-round");
             renewed.lock();
             ReentrantDistributedLock lengthened = client.getLock("left-out");
             lengthened.lock();
             assertThat(lengthened.tryLock(0, 2_500, TimeUnit.MILLISECONDS)).isTrue(); // 2.5 s: renewed once < 1.5 s left
-            frozenAt[0] = System.nanoTime();
-            proxy.freeze(true);
+            told.freeze(proxy);
             try {
                 await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 2);
                 System.out.printf("frozen: the hold in the round told after %d ms, the lengthened one (2.5 s lease) "
@@ -273,6 +263,30 @@ class FrozenRenewalGuardTest {
             finally {
                 proxy.freeze(false);
             }
+        }
+    }
+
+    /** When each lock's loss was told, in ms after Redis was frozen; the client it listens on. */
+    private static final class Told implements LockLostListener {
+
+        final Map<String, Long> afterMillis = new ConcurrentHashMap<>();
+        private volatile long frozenAt;
+
+        RedisLockClient client(ChaosProxy proxy, Factories factories) {
+            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                    .watchdogTimeout(LEASE).build();
+            client.addLockLostListener(this);
+            return client;
+        }
+
+        void freeze(ChaosProxy proxy) {
+            frozenAt = System.nanoTime();
+            proxy.freeze(true);
+        }
+
+        @Override
+        public void lockLost(LockLostEvent event) {
+            afterMillis.put(event.lockName(), (System.nanoTime() - frozenAt) / 1_000_000);
         }
     }
 }

@@ -41,13 +41,7 @@ class ShardedResubscribeStormTest {
             List<String> names = namesOn(waiter, setup, setup.nodes().get(0), 4);
             RedisServer full = setup.nodes().get(0);
             String warm = namesOn(waiter, setup, setup.nodes().get(1), 1).get(0);
-            // the waiter's pub/sub connection is open, and the data connections to every node too
-            holder.getLock(warm).lock();
-            assertThat(waiter.getLock(warm).tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
-            for (String name : names) {
-                holder.getLock(name).lock();
-                assertThat(waiter.getLock(name).tryLock()).isFalse();
-            }
+            holdWhileTheWaiterConnects(holder, waiter, warm, names);
             long connected = Long.parseLong(info(full, "connected_clients"));
             full.commands().configSet("maxclients", Long.toString(connected));
             long rejectedBefore = Long.parseLong(info(full, "rejected_connections"));
@@ -112,12 +106,7 @@ class ShardedResubscribeStormTest {
             RedisLockClient waiter = RedisLockClient.builder(cluster.newConnectionFactory()).build();
             List<String> names = namesOn(waiter, setup, full, 2);
             String warm = namesOn(waiter, setup, setup.nodes().get(1), 1).get(0);
-            holder.getLock(warm).lock();
-            assertThat(waiter.getLock(warm).tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
-            for (String name : names) {
-                holder.getLock(name).lock();
-                assertThat(waiter.getLock(name).tryLock()).isFalse();
-            }
+            holdWhileTheWaiterConnects(holder, waiter, warm, names);
             full.commands().configSet("maxclients", info(full, "connected_clients"));
             List<CompletableFuture<Object>> waits = new ArrayList<>();
             try {
@@ -155,6 +144,20 @@ class ShardedResubscribeStormTest {
             finally {
                 full.commands().configSet("maxclients", "10000");
             }
+        }
+    }
+
+    /**
+     * The holder takes {@code warm} (on another node) and {@code names}; the waiter, trying each, opens its pub/sub
+     * connection and its data connections to every node before the full node stops taking new ones.
+     */
+    private static void holdWhileTheWaiterConnects(RedisLockClient holder, RedisLockClient waiter, String warm,
+            List<String> names) throws InterruptedException {
+        holder.getLock(warm).lock();
+        assertThat(waiter.getLock(warm).tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
+        for (String name : names) {
+            holder.getLock(name).lock();
+            assertThat(waiter.getLock(name).tryLock()).isFalse();
         }
     }
 
