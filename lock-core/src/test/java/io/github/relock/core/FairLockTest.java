@@ -140,6 +140,32 @@ class FairLockTest {
         assertThat(violations.get()).as("waiters passed over").isZero();
     }
 
+    /** close() ends the wait; the waiter's last word (leaving the line) goes out without a blocking round trip. */
+    @Test
+    void aWaiterOfAClosedClientLeavesTheLine() throws Exception {
+        ReentrantDistributedLock held = newClient().getFairLock("closing");
+        held.lock();
+        RedisLockClient closing = newClient();
+        Future<Object> waiter = pool.submit(() -> {
+            try {
+                return closing.getFairLock("closing").tryLock(30, TimeUnit.SECONDS);
+            }
+            catch (IllegalStateException ex) {
+                return ex;
+            }
+        });
+        while (redis.commands().zcard(line(held)) < 1) {
+            Thread.sleep(1);
+        }
+        closing.close();
+        assertThat(waiter.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1); // well before its place would lapse (3 s)
+        while (redis.commands().zcard(line(held)) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(redis.commands().zrange(line(held), 0, -1)).as("the closed client's place").isEmpty();
+    }
+
     @Test
     void aWaiterThatGivesUpLeavesTheLineAtOnce() throws Exception {
         ReentrantDistributedLock held = newClient().getFairLock("quitter");

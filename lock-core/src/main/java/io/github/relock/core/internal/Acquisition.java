@@ -15,6 +15,9 @@ import io.github.relock.core.LockOperationException;
  */
 final class Acquisition {
 
+    /** How long a closed client's waiter waits for Redis to take in its undoing; later, Redis still gets it. */
+    static final long CLOSED_UNDO_WAIT_MILLIS = 100;
+
     private final LockKeys keys;
     private final ClientContext context;
     /** Whether the caller waits if the lock is busy; some kinds then queue it (see {@link LockKind#acquire}). */
@@ -127,12 +130,18 @@ final class Acquisition {
         if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
             return; // another waiter of this client keeps its place
         }
-        if (keys.kind().queueLapsesSoon() && clientClosed()) {
-            // close() woke its waiters to end now: no round trip that a Redis not answering would hold up
+        ScriptCall undo = keys.kind().gaveUp(keys, holder.bytes());
+        if (undo == null) {
             return;
         }
         try {
-            Interrupts.uninterruptibly(() -> keys.kind().gaveUp(context.commands(), keys, holder.bytes()));
+            if (clientClosed()) {
+                // close() woke its waiters to end now: a Redis that does not answer must not hold them up
+                context.commands().sendBriefly(undo, CLOSED_UNDO_WAIT_MILLIS);
+            }
+            else {
+                Interrupts.uninterruptibly(() -> context.commands().send(undo));
+            }
         }
         catch (RuntimeException ex) {
             // best effort, since what it leaves behind expires: the wait's own outcome is what the caller sees

@@ -21,19 +21,13 @@ final class ExclusiveKind implements LockKind {
 
     /** The client leaves the lock's turns: a freed lock is no longer kept for it (see turn-leave.lua). */
     @Override
-    public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
-        commands.leaveTurns(keys, field);
+    public ScriptCall gaveUp(LockKeys keys, byte[] field) {
+        return LockCommands.leaveTurns(keys, field);
     }
 
     /** The turns are the client's, not one owner's: only its last waiter of the lock gives up its place. */
     @Override
     public boolean queuesPerClient() {
-        return true;
-    }
-
-    /** A turn nobody comes for lapses within {@link LockCommands#TURN_MILLIS}. */
-    @Override
-    public boolean queueLapsesSoon() {
         return true;
     }
 

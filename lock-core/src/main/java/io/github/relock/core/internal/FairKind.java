@@ -46,9 +46,9 @@ final class FairKind implements LockKind {
     }
 
     @Override
-    public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
-        commands.runner().run(c -> commands.runner().eval(c, LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(),
-                line, places, field, keys.channelBytes()));
+    public ScriptCall gaveUp(LockKeys keys, byte[] field) {
+        return new ScriptCall(LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(), line, places, field,
+                keys.channelBytes());
     }
 
     @Override

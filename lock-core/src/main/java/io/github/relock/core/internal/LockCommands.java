@@ -131,9 +131,19 @@ public final class LockCommands {
     }
 
     /** A client none of whose threads waits for {@code keys} any more leaves its turns (turn-leave.lua). */
-    public void leaveTurns(LockKeys keys, byte[] ownerId) {
-        runner.run(c -> runner.eval(c, LuaScript.TURN_LEAVE, 2, keys.lockBytes(), keys.turnBytes(), ownerId,
-                keys.channelBytes(), TURN));
+    static ScriptCall leaveTurns(LockKeys keys, byte[] ownerId) {
+        return new ScriptCall(LuaScript.TURN_LEAVE, 2, keys.lockBytes(), keys.turnBytes(), ownerId,
+                keys.channelBytes(), TURN);
+    }
+
+    /** Makes {@code call} and waits for its reply, up to the connection's command timeout. */
+    void send(ScriptCall call) {
+        runner.run(c -> runner.eval(c, call.script(), call.numKeys(), call.keysAndArgs()));
+    }
+
+    /** Makes {@code call}, waiting at most {@code waitMillis} for its reply; see {@link ScriptRunner#sendBriefly}. */
+    void sendBriefly(ScriptCall call, long waitMillis) {
+        runner.sendBriefly(call.script(), waitMillis, call.numKeys(), call.keysAndArgs());
     }
 
     public boolean forceUnlock(LockKeys keys) {

@@ -1,5 +1,7 @@
 package io.github.relock.core.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What sets one kind of lock apart: its scripts and the Redis hash field that records an owner's holds. The
  * wait, the watchdog, the holds and the handle's API are the same for every kind. The defaults are the
@@ -62,8 +64,12 @@ interface LockKind {
     default void check(HoldRegistry holds, LockKeys keys, String ownerId, String describedOwner) {
     }
 
-    /** A caller that waited, did not get the lock and no longer wants it; nothing to do for most kinds. */
-    default void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
+    /**
+     * What a caller that waited, did not get the lock and no longer wants it sends to undo its waiting (a claim,
+     * a place in line); null if nothing.
+     */
+    default @Nullable ScriptCall gaveUp(LockKeys keys, byte[] field) {
+        return null;
     }
 
     /**
@@ -71,14 +77,6 @@ interface LockKind {
      * undone only when no thread of the client waits for the lock any more.
      */
     default boolean queuesPerClient() {
-        return false;
-    }
-
-    /**
-     * Whether what waiting left lapses within a moment by itself, as a dead client's does: a closed client then
-     * skips {@link #gaveUp}, whose round trip would hold its waiters up against a Redis that does not answer.
-     */
-    default boolean queueLapsesSoon() {
         return false;
     }
 

@@ -137,10 +137,9 @@ final class ReadWriteSide implements LockKind {
     }
 
     @Override
-    public void gaveUp(LockCommands commands, LockKeys keys, byte[] field) {
+    public ScriptCall gaveUp(LockKeys keys, byte[] field) {
         // a writer held readers back, a reader held back writers that came after it
-        commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field,
-                writer ? readersChannel : writersChannel));
+        return new ScriptCall(LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field, writer ? readersChannel : writersChannel);
     }
 
     @Override

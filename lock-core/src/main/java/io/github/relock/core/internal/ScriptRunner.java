@@ -103,6 +103,19 @@ final class ScriptRunner {
                 : script, numKeys, keysAndArgs);
     }
 
+    /**
+     * Sends a script and waits at most {@code waitMillis} for its reply (0: not at all), for calls whose outcome
+     * nobody waits for: a closed client's waiter leaving its place. Best effort; a failure is not reported.
+     */
+    void sendBriefly(LuaScript<?> script, long waitMillis, int numKeys, byte[]... keysAndArgs) {
+        try (RedisConnection connection = connection()) {
+            LuaScript<?> announcing = sharded && connection instanceof RedisClusterConnection ? script.onCluster() : script;
+            if (!BriefSend.send(connection, announcing, waitMillis, numKeys, keysAndArgs)) {
+                evalAnnounced(connection, announcing, numKeys, keysAndArgs); // no Lettuce API to hand: an ordinary call
+            }
+        }
+    }
+
     /** As {@link #eval}, announcing with the script as given (classic pub/sub). */
     static <T> @Nullable T evalAnnounced(RedisConnection connection, LuaScript<T> script, int numKeys,
             byte[]... keysAndArgs) {
