@@ -32,13 +32,22 @@ class ReplicaAckTimeoutMarginTest {
         }
     }
 
+    /** Lettuce waits for ever on a command timeout of zero: nothing for the WAIT to stay under. */
+    @Test
+    void aFactoryWithoutCommandTimeoutBoundsNothing() {
+        try (RedisServer redis = RedisServer.start()) {
+            LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ZERO);
+            RedisLockClient.builder(factory).minReplicas(1).replicaAckTimeout(Duration.ofSeconds(1)).build().close();
+        }
+    }
+
     /** What the margin is for: no replica, so every WAIT runs to its timeout; none may outlast the driver. */
     @Test
     void anUnacknowledgedAcquisitionAtTheAllowedLimitIsRefusedCleanlyNotTimedOut() {
         try (RedisServer redis = RedisServer.start()) {
             LettuceConnectionFactory factory = redis.newConnectionFactory(Duration.ofSeconds(1));
             try (RedisLockClient client = RedisLockClient.builder(factory).minReplicas(1)
-                    .replicaAckTimeout(Duration.ofMillis(999)).build()) {
+                    .replicaAckTimeout(Duration.ofMillis(800)).build()) {
                 List<String> outcomes = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
                     var lock = client.getLock("margin-" + i);
