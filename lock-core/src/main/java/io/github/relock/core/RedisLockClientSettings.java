@@ -84,16 +84,26 @@ public record RedisLockClientSettings(String keyPrefix, Duration watchdogTimeout
     }
 
     /**
+     * How much shorter than the driver's command timeout a replica acknowledgement timeout must be: Redis ends a
+     * timed-out WAIT at its next timer tick (every 100 ms at the default {@code hz 10}), not at the timeout itself.
+     */
+    public static final Duration REPLICA_ACK_MARGIN = Duration.ofMillis(200);
+
+    /**
      * A WAIT that outlasts the driver's command timeout is given up by the client while Redis still blocks the
-     * connection in it: what is sent after it (the give-back of an unacknowledged acquisition) queues behind it.
+     * connection in it: the acquisition then fails with a timeout instead of a clean refusal, and what is sent
+     * after it (the give-back) queues behind it. A command timeout of zero or less is none (Lettuce's rule).
      *
-     * @throws IllegalArgumentException if {@code replicaAckTimeout} is not shorter than {@code commandTimeout}
+     * @throws IllegalArgumentException if {@code replicaAckTimeout} is not at least {@link #REPLICA_ACK_MARGIN}
+     *                                  shorter than a positive {@code commandTimeout}
      */
     public static Duration checkReplicaAckTimeoutBelow(Duration replicaAckTimeout, Duration commandTimeout) {
-        if (replicaAckTimeout.compareTo(commandTimeout) >= 0) {
-            throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be shorter than the "
-                    + "connection factory's command timeout (" + commandTimeout + "): the client would give up on a "
-                    + "WAIT that Redis still blocks the connection in");
+        if (commandTimeout.compareTo(Duration.ZERO) > 0
+                && replicaAckTimeout.plus(REPLICA_ACK_MARGIN).compareTo(commandTimeout) > 0) {
+            throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be at least "
+                    + REPLICA_ACK_MARGIN.toMillis() + "ms shorter than the connection factory's command timeout ("
+                    + commandTimeout + "): Redis ends a timed-out WAIT at its next timer tick, and the client would "
+                    + "give up on a WAIT that Redis still blocks the connection in");
         }
         return replicaAckTimeout;
     }

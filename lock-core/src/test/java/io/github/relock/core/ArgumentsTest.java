@@ -74,9 +74,9 @@ class ArgumentsTest {
         LettuceConnectionFactory factory = redis.server().newConnectionFactory(Duration.ofSeconds(1));
         assertThatThrownBy(() -> RedisLockClient.builder(factory).minReplicas(1).replicaAckTimeout(Duration.ofSeconds(1))
                 .build()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("replicaAckTimeout (PT1S) must be shorter than the connection factory's command "
-                        + "timeout (PT1S)").hasMessageContaining("a WAIT that Redis still blocks");
-        RedisLockClient.builder(factory).minReplicas(1).replicaAckTimeout(Duration.ofMillis(999)).build().close();
+                .hasMessageContaining("replicaAckTimeout (PT1S) must be at least 200ms shorter than the connection "
+                        + "factory's command timeout (PT1S)").hasMessageContaining("a WAIT that Redis still blocks");
+        RedisLockClient.builder(factory).minReplicas(1).replicaAckTimeout(Duration.ofMillis(800)).build().close();
         RedisLockClient.builder(factory).replicaAckTimeout(Duration.ofSeconds(1)).build().close(); // no WAIT: no bound
     }
 }

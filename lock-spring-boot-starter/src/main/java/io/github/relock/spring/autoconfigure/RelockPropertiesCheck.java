@@ -82,10 +82,11 @@ public final class RelockPropertiesCheck implements InitializingBean {
                 : RedisLockClientSettings.defaultReplicaAckTimeout(properties.getWatchdogTimeout());
         check("relock.replica-ack-timeout", ackTimeout.toString(),
                 () -> RedisLockClientSettings.checkReplicaAckTimeoutBelow(ackTimeout, commandTimeout),
-                "it must be shorter than the Redis command timeout (" + commandTimeout + "): the driver would give "
-                        + "up on a WAIT that Redis still blocks the connection in",
-                "Set relock.replica-ack-timeout to a duration shorter than " + commandTimeout
-                        + ", or raise spring.data.redis.timeout.");
+                "it must be at least " + RedisLockClientSettings.REPLICA_ACK_MARGIN.toMillis() + "ms shorter than "
+                        + "the Redis command timeout (" + commandTimeout + "): Redis ends a timed-out WAIT at its next "
+                        + "timer tick, and the driver would give up on a WAIT that Redis still blocks the connection in",
+                "Set relock.replica-ack-timeout to at most " + commandTimeout
+                        .minus(RedisLockClientSettings.REPLICA_ACK_MARGIN) + ", or raise spring.data.redis.timeout.");
     }
 
     private static void checkWait(String property, @Nullable Duration value) {

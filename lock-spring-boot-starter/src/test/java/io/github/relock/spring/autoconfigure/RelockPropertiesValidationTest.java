@@ -56,19 +56,24 @@ class RelockPropertiesValidationTest {
     /** Known only once the factory is: checked as the client is built, with the same kind of analysis. */
     @Test
     void aReplicaAckTimeoutNotShorterThanTheRedisCommandTimeoutStopsStartup() {
-        runner.withPropertyValues("relock.min-replicas=1", "relock.replica-ack-timeout=2s", "spring.data.redis.timeout=2s")
+        runner.withPropertyValues("relock.min-replicas=1", "relock.replica-ack-timeout=1900ms",
+                "spring.data.redis.timeout=2s")
                 .run(context -> {
                     assertThat(context).hasFailed();
                     FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis).isNotNull();
                     assertThat(analysis.getDescription()).contains("relock.replica-ack-timeout")
-                            .contains("shorter than the Redis command timeout (PT2S)");
-                    assertThat(analysis.getAction()).startsWith("Set relock.replica-ack-timeout")
+                            .contains("at least 200ms shorter than the Redis command timeout (PT2S)");
+                    assertThat(analysis.getAction()).startsWith("Set relock.replica-ack-timeout to at most PT1.8S")
                             .contains("spring.data.redis.timeout");
                 });
         runner.withPropertyValues("relock.min-replicas=1", "spring.data.redis.timeout=500ms") // the default, 1s
                 .run(context -> assertThat(context).hasFailed());
+        runner.withPropertyValues("relock.min-replicas=1", "spring.data.redis.timeout=1100ms") // 1s: 100 ms short
+                .run(context -> assertThat(context).hasFailed());
         runner.withPropertyValues("relock.min-replicas=1", "relock.replica-ack-timeout=1s", "spring.data.redis.timeout=3s")
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withPropertyValues("relock.min-replicas=1", "spring.data.redis.timeout=0s") // Lettuce: no timeout
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
