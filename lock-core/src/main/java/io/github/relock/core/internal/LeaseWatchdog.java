@@ -117,11 +117,14 @@ public final class LeaseWatchdog implements AutoCloseable {
             reportUnacknowledgedExpiry(batch);
             return false;
         }
+        if (!renewal.acknowledged()) {
+            reportUnacknowledgedExpiry(batch); // first, so that what the primary renewed for it is given back below
+        }
         for (int i = 0; i < batch.size(); i++) {
             Hold hold = batch.get(i);
             if (renewal.renewed().get(i) && hold.lost()) {
-                // renewed after it was reported lost (a late reply): its owner's unlock() sends nothing, so give it back
-                forceRelease(hold, "after a late renewal of a hold reported lost");
+                // renewed but reported lost (a late reply, no replica's ack): its unlock() sends nothing, so give it back
+                forceRelease(hold, "after a renewal of a hold reported lost");
             }
             else if (renewal.renewed().get(i)) {
                 hold.leaseRenewed(sent, leaseMillis);
@@ -133,9 +136,6 @@ public final class LeaseWatchdog implements AutoCloseable {
                 // still registered, so not a release racing this renewal: the lock really is gone
                 reportLost(hold);
             }
-        }
-        if (!renewal.acknowledged()) {
-            reportUnacknowledgedExpiry(batch);
         }
         return true;
     }
