@@ -5,7 +5,9 @@ package io.github.relock.core;
  * ran out while Redis or the owner's process was unreachable, the key was deleted, or Redis lost its
  * data. From then on the owner must assume another process may hold the lock.
  *
- * <p>Called on the client's watchdog thread: keep it short and do not block.
+ * <p>A loss the watchdog finds is told on a thread of the client's own, one event after another, so that a
+ * listener that blocks holds up later events but not the renewal of other locks; a loss a call to Redis finds
+ * (a release, {@code getHoldCount()}) is told on the calling thread. Keep it short all the same.
  */
 @FunctionalInterface
 public interface LockLostListener {

@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +40,8 @@ public final class ClientRuntime implements AutoCloseable {
     private final String keyPrefix;
     private final ClientContext context;
     private final LeaseWatchdog watchdog;
+    /** Where the watchdog's losses are told: a listener that blocks must not stop the renewal of other holds. */
+    private final AsyncRunner told;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     /** Set by the one close() that does the closing, as it starts. */
@@ -67,8 +70,9 @@ public final class ClientRuntime implements AutoCloseable {
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async);
         this.listeners.addAll(listeners);
+        this.told = new AsyncRunner("relock-listeners-" + clientId, 1);
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
-                this::reportLost);
+                this::reportLostLater);
     }
 
     /** 48 random bits, in hex. */
@@ -173,6 +177,7 @@ public final class ClientRuntime implements AutoCloseable {
             watchdog.close();
             context.subscriptions().close();
             context.async().close();
+            told.close();
             context.holds().clear();
         }
         finally {
@@ -181,7 +186,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void awaitClosed() {
-        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread()) {
+        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || told.runsOnCurrentThread()) {
             return;
         }
         boolean interrupted = false;
@@ -202,6 +207,16 @@ public final class ClientRuntime implements AutoCloseable {
     private void checkOpen() {
         if (closed.get()) {
             throw new IllegalStateException("RedisLockClient " + context.clientId() + " is closed");
+        }
+    }
+
+    /** A loss the watchdog found, told on the listeners' own thread, one event after another. */
+    private void reportLostLater(Hold hold) {
+        try {
+            told.execute(() -> reportLost(hold));
+        }
+        catch (RejectedExecutionException closing) {
+            // the client is closing: its listeners are told nothing more
         }
     }
 

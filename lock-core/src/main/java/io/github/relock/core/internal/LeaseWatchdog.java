@@ -218,7 +218,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
-    /** Whether the calling thread is one of this watchdog's (lost-lock listeners run there). */
+    /** Whether the calling thread is one of this watchdog's (a close() from there cannot wait for itself). */
     boolean runsOnCurrentThread() {
         return thread == Thread.currentThread() || timers.runsOnCurrentThread();
     }
