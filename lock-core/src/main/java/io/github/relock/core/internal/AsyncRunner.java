@@ -68,6 +68,14 @@ public final class AsyncRunner implements AutoCloseable {
         return Thread.currentThread().getName().startsWith(threadPrefix);
     }
 
+    /** {@link #close()}, interrupting what runs (a lost-lock listener that waits), unless closed from there. */
+    void closeNow() {
+        if (!runsOnCurrentThread()) {
+            executor.shutdownNow();
+        }
+        close();
+    }
+
     /**
      * Takes no new calls, drops the timers, and waits up to {@value #CLOSE_WAIT_MILLIS} ms for the threads to
      * end (idle ones end at once; a running call finishes its round trip), so that none outlives the client.

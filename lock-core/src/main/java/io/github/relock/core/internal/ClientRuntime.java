@@ -177,7 +177,7 @@ public final class ClientRuntime implements AutoCloseable {
             watchdog.close();
             context.subscriptions().close();
             context.async().close();
-            told.close();
+            told.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
             context.holds().clear();
         }
         finally {

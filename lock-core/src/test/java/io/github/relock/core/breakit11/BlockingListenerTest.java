@@ -3,6 +3,8 @@ package io.github.relock.core.breakit11;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -65,6 +67,49 @@ class BlockingListenerTest {
                     maxHold ? "max-hold" : "force-unlock", rivalGot, waited, !holderThinksItHolds);
             assertThat(rivalGot && holderThinksItHolds).as("two owners of 'kept': rival in after %d ms, holder not told",
                     waited).isFalse();
+        }
+    }
+
+    /**
+     * close() while a listener sleeps (interruptibly) on a loss: close() ends in a bounded time and no thread of
+     * the client outlives it. Before the listeners had a thread of their own, close() interrupted the watchdog
+     * thread they ran on; held: the listeners' thread is interrupted too.
+     */
+    @Test
+    void closeEndsAListenerThatWaitsAndLeavesNoThread() throws Exception {
+        CountDownLatch inListener = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        RedisLockClient holder = RedisLockClient.builder(redis.newConnectionFactory()).watchdogTimeout(WATCHDOG)
+                .lockLostListener(event -> {
+                    inListener.countDown();
+                    try {
+                        Thread.sleep(30_000);
+                    }
+                    catch (InterruptedException ex) {
+                        interrupted.countDown();
+                    }
+                }).build();
+        try (RedisLockClient rival = RedisLockClient.builder(redis.newConnectionFactory()).build()) {
+            holder.getLock("closed").lock();
+            assertThat(rival.getLock("closed").forceUnlock()).isTrue();
+            assertThat(inListener.await(5, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            holder.close();
+            long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            Thread.sleep(200);
+            List<String> left = new ArrayList<>();
+            for (Thread thread : Thread.getAllStackTraces().keySet()) {
+                if (thread.isAlive() && thread.getName().contains(holder.getClientId())) {
+                    left.add(thread.getName());
+                }
+            }
+            System.out.printf("close() with a listener asleep: %d ms, threads left %s, listener interrupted %s%n",
+                    closeMillis, left, interrupted.getCount() == 0);
+            assertThat(closeMillis).isLessThan(2_000);
+            assertThat(left).as("threads of the closed client").isEmpty();
+        }
+        finally {
+            holder.close();
         }
     }
 
