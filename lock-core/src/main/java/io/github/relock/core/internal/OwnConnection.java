@@ -111,6 +111,10 @@ final class OwnConnection {
         static <T> T onDedicated(RedisConnection connection, Function<ScriptConnection, T> work) {
             connection.openPipeline();
             try {
+                if (!RedisDriverCheck.isLettuce(connection.getNativeConnection())) {
+                    // Jedis behind a wrapper that could not connect at build: the refusal its first wait would get
+                    throw RedisDriverCheck.refused(connection.getClass().getName(), true);
+                }
                 if (!(connection.getNativeConnection() instanceof RedisClusterAsyncCommands<?, ?> commands)) {
                     // a WAIT anywhere else would answer for writes of other callers, or after a silent reconnect
                     throw new InvalidDataAccessApiUsageException("minReplicas needs a Lettuce connection, not "
