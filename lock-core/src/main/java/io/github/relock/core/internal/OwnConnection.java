@@ -1,5 +1,6 @@
 package io.github.relock.core.internal;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +51,9 @@ final class OwnConnection {
 
         /** How many replicas acknowledged everything this connection wrote, waiting up to {@code timeoutMillis}. */
         long awaitReplicas(int replicas, long timeoutMillis);
+
+        /** The connection's command timeout, which a factory that wraps Lettuce's does not tell; null if unknown. */
+        @Nullable Duration commandTimeout();
     }
 
     private OwnConnection() {
@@ -83,11 +87,13 @@ final class OwnConnection {
         /** A connection that routes by command (reads from replicas), and its routing to restore when done. */
         private final @Nullable StatefulRedisMasterReplicaConnection<byte[], byte[]> routed;
         private final @Nullable ReadFrom readFrom;
+        private final @Nullable Duration commandTimeout;
 
         private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
             this.commands = commands;
             StatefulConnection<byte[], byte[]> stateful = commands instanceof RedisAsyncCommands<byte[], byte[]> standalone
                     ? standalone.getStatefulConnection() : null;
+            this.commandTimeout = stateful != null ? stateful.getTimeout() : null;
             if (stateful != null) {
                 // a factory's pipelining flush policy may hold what is sent until the pipeline closes: sent at once here
                 stateful.setAutoFlushCommands(true);
@@ -131,6 +137,11 @@ final class OwnConnection {
             finally {
                 connection.closePipeline();
             }
+        }
+
+        @Override
+        public @Nullable Duration commandTimeout() {
+            return commandTimeout;
         }
 
         /** A pooled connection goes back as it came: the application's pipelines read where it said. */

@@ -1,5 +1,6 @@
 package io.github.relock.core.internal;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.function.LongFunction;
 
@@ -8,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 
+import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.core.internal.OwnConnection.ScriptConnection;
 
 /**
@@ -42,6 +44,7 @@ final class ReplicaAcknowledgement {
     @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs,
             LongFunction<byte[][]> release) {
         return OwnConnection.run(connection, own -> {
+            checkTimeout(own);
             AcquireReply reply = AcquireReply.of(own.eval(LuaScript.ACQUIRE, 3, acquireArgs));
             if (reply == null || !reply.acquired()) {
                 return reply;
@@ -70,6 +73,7 @@ final class ReplicaAcknowledgement {
 
     @Nullable Renewal renew(RedisConnection connection, int numKeys, byte[][] keysAndArgs) {
         return OwnConnection.run(connection, own -> {
+            checkTimeout(own);
             List<Object> flags = own.eval(LuaScript.RENEW, numKeys, keysAndArgs);
             if (flags == null) {
                 return null;
@@ -82,6 +86,14 @@ final class ReplicaAcknowledgement {
             }
             return new Renewal(flags, acks >= minReplicas);
         });
+    }
+
+    /** A factory that wraps Lettuce's is not checked when built (ReplicaAckTimeoutCheck); its connections tell. */
+    private void checkTimeout(ScriptConnection own) {
+        Duration commandTimeout = own.commandTimeout();
+        if (commandTimeout != null) {
+            RedisLockClientSettings.checkReplicaAckTimeoutBelow(Duration.ofMillis(timeoutMillis), commandTimeout);
+        }
     }
 
     private static void giveBack(ScriptConnection own, LockKeys keys, byte[][] releaseArgs) {
