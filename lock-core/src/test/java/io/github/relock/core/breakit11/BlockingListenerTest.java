@@ -113,6 +113,53 @@ class BlockingListenerTest {
         }
     }
 
+    /**
+     * close() while a listener ignores interrupts: close() ends in a bounded time; only the listener's own thread is
+     * left, and only until the listener returns (when listeners ran on the watchdog thread, close() waited 5 s
+     * for it and left the watchdog thread behind).
+     */
+    @Test
+    void closeEndsWhileAListenerIgnoresInterruptsAndOnlyItsThreadWaitsForIt() throws Exception {
+        CountDownLatch inListener = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RedisLockClient holder = RedisLockClient.builder(redis.newConnectionFactory()).watchdogTimeout(WATCHDOG)
+                .lockLostListener(event -> {
+                    inListener.countDown();
+                    awaitUninterruptibly(release, 20_000);
+                }).build();
+        try (RedisLockClient rival = RedisLockClient.builder(redis.newConnectionFactory()).build()) {
+            holder.getLock("stubborn").lock();
+            assertThat(rival.getLock("stubborn").forceUnlock()).isTrue();
+            assertThat(inListener.await(5, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            holder.close();
+            long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            List<String> left = threadsOf(holder.getClientId());
+            release.countDown();
+            Thread.sleep(300);
+            List<String> afterListener = threadsOf(holder.getClientId());
+            System.out.printf("close() with a listener ignoring interrupts: %d ms, threads left %s, after it returned %s%n",
+                    closeMillis, left, afterListener);
+            assertThat(closeMillis).isLessThan(2_000);
+            assertThat(left).allMatch(name -> name.startsWith("relock-listeners-"));
+            assertThat(afterListener).isEmpty();
+        }
+        finally {
+            release.countDown();
+            holder.close();
+        }
+    }
+
+    private static List<String> threadsOf(String clientId) {
+        List<String> names = new ArrayList<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.isAlive() && thread.getName().contains(clientId)) {
+                names.add(thread.getName());
+            }
+        }
+        return names;
+    }
+
     private static void awaitUninterruptibly(CountDownLatch latch, long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (latch.getCount() > 0 && deadline - System.nanoTime() > 0) {
