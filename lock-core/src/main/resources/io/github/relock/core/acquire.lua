@@ -57,7 +57,8 @@ if expected > 0 then
   if pttl < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
-  return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0}
+  -- third: the lease before, which a re-entry no replica acknowledged is given back with (release.lua)
+  return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0, pttl}
 end
 
 local keep = tonumber(ARGV[5] or 0)

@@ -41,6 +41,11 @@ if expected > 1 then
   end
   -- the count becomes what the caller believes, also when a release that failed left one more behind
   redis.call('hset', KEYS[1], ARGV[1], expected - 1)
+  -- ARGV[7] (a re-entry given back for want of a replica's acknowledgement): the lease it lengthened goes back
+  local restore = tonumber(ARGV[7] or 0)
+  if restore > 0 and redis.call('pttl', KEYS[1]) > restore then
+    redis.call('pexpire', KEYS[1], restore)
+  end
   return expected - 1
 end
 -- the last hold: one owner at a time, so its field is the hash's only one and taking it frees the lock (a

@@ -82,11 +82,13 @@ final class Acquisition {
         // as well, since a fixed-lease hold handed to the watchdog is renewed only from its next round on
         boolean lengthens = hold != null
                 && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - leftUntil(hold) > 0;
+        // if given back unacknowledged, the lease goes back no shorter than a watchdog renewal meanwhile made it
+        long floor = !lengthens ? -1 : hold.watchdog() ? context.watchdogLeaseMillis() : 0;
         AcquireReply reply;
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
             reply = Interrupts.uninterruptibly(
-                    () -> keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, lengthens,
+                    () -> keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor,
                             willWait));
         }
         catch (DataAccessException ex) {

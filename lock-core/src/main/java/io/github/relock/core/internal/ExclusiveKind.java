@@ -10,8 +10,8 @@ final class ExclusiveKind implements LockKind {
 
     @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
-            boolean lengthensLease, boolean willWait) {
-        return commands.acquire(keys, field, leaseMillis, holdsBefore, lengthensLease, willWait);
+            long lengthens, boolean willWait) {
+        return commands.acquire(keys, field, leaseMillis, holdsBefore, lengthens, willWait);
     }
 
     @Override

@@ -31,7 +31,7 @@ final class FairKind implements LockKind {
 
     @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
-            boolean lengthensLease, boolean willWait) {
+            long lengthens, boolean willWait) {
         return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.ACQUIRE, 4, keys.lockBytes(),
                 keys.fenceBytes(), line, places, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 commands.fenceRetention(), willWait ? PLACE : NO_PLACE)));

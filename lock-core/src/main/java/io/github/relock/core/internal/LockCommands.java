@@ -2,6 +2,7 @@ package io.github.relock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
@@ -75,26 +76,28 @@ public final class LockCommands {
      * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
      */
     public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
-        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, false, false);
+        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, -1, false);
     }
 
     /**
      * {@link #acquire(LockKeys, String, long, int)} with the owner id already UTF-8 encoded.
      *
-     * @param lengthensLease a re-entry that asks for a longer lease than the hold has left: with minReplicas it
-     *                       waits for the replicas too, since a failover would otherwise keep the shorter lease
+     * @param lengthens -1, or a re-entry that asks for a longer lease than the hold has left: with minReplicas it
+     *                  waits for the replicas too, since a failover would otherwise keep the shorter lease; given back
+     *                  unacknowledged, its lease goes back to what it was, never below this many ms
      * @param willWait       whether the caller waits if the lock is busy: it may then take the next turn
      */
     public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore,
-            boolean lengthensLease, boolean willWait) {
+            long lengthens, boolean willWait) {
         byte[][] args = {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), ownerId, lease(leaseMillis),
                 Encoding.bytes(holdsBefore), fenceRetention, willWait ? WAITS : DOES_NOT_WAIT, TURN,
                 keys.channelBytes()};
         ReplicaAcknowledgement policy = replicas;
-        if (policy != null && (holdsBefore == 0 || lengthensLease)) {
-            // not acknowledged: the one hold just taken is given back, leaving the ones before it
-            return runner.run(c -> policy.acquire(c, keys, args, token -> releaseArgs(keys, ownerId,
-                    Encoding.bytes(token), holdsBefore + 1)));
+        if (policy != null && (holdsBefore == 0 || lengthens >= 0)) {
+            // not acknowledged: the one hold just taken is given back, leaving the ones before it (and their lease)
+            return runner.run(c -> policy.acquire(c, keys, args, (token, leaseBefore) -> withRestore(
+                    releaseArgs(keys, ownerId, Encoding.bytes(token), holdsBefore + 1),
+                    holdsBefore == 0 ? 0 : Math.max(leaseBefore, lengthens))));
         }
         return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, 3, args)));
     }
@@ -108,6 +111,13 @@ public final class LockCommands {
     public long release(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
         byte[][] args = releaseArgs(keys, ownerId, fencingToken, holdsBefore);
         return runner.run(c -> runner.eval(c, LuaScript.RELEASE, 3, args));
+    }
+
+    /** release.lua's arguments with ARGV[7]: the lease to cut a given-back re-entry's lengthened one back to. */
+    private static byte[][] withRestore(byte[][] releaseArgs, long restoreMillis) {
+        byte[][] args = Arrays.copyOf(releaseArgs, releaseArgs.length + 1);
+        args[releaseArgs.length] = Encoding.bytes(restoreMillis);
+        return args;
     }
 
     private byte[][] releaseArgs(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {

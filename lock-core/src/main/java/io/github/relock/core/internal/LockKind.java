@@ -23,10 +23,11 @@ interface LockKind {
      * One acquisition round trip.
      *
      * @param field     the hold's field, UTF-8
+     * @param lengthens -1, or a re-entry that lengthens the lease (see {@link LockCommands#acquire}): its floor
      * @param willWait  whether the caller will wait if the lock is busy (a kind may then queue it)
      */
     AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
-            boolean lengthensLease, boolean willWait);
+            long lengthens, boolean willWait);
 
     /** Gives back one of {@code holdsBefore}; the holds left, or -1 if this hold is no longer in Redis. */
     long release(LockCommands commands, Hold hold, int holdsBefore);

@@ -68,7 +68,7 @@ final class ReadWriteSide implements LockKind {
 
     @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
-            boolean lengthensLease, boolean willWait) {
+            long lengthens, boolean willWait) {
         byte[] claim = willWait ? CLAIM : NO_CLAIM;
         return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.RW_ACQUIRE, 2,
                 keys.lockBytes(), keys.fenceBytes(), field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),

@@ -2,7 +2,6 @@ package io.github.relock.core.internal;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -39,22 +38,23 @@ final class ReplicaAcknowledgement {
      * connection (so after it in the replication stream) and {@link AcquireReply#notAcknowledged()} returned.
      *
      * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first three are the lock's keys
-     * @param release     keys and arguments of {@code release.lua} that give the acquisition back, given its token
+     * @param release     keys and arguments of {@code release.lua} that give the acquisition back
      */
-    @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs,
-            LongFunction<byte[][]> release) {
+    @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs, GiveBack release) {
         return OwnConnection.run(connection, own -> {
             checkTimeout(own);
-            AcquireReply reply = AcquireReply.of(own.eval(LuaScript.ACQUIRE, 3, acquireArgs));
-            if (reply == null || !reply.acquired()) {
+            List<Object> raw = own.eval(LuaScript.ACQUIRE, 3, acquireArgs);
+            AcquireReply reply = AcquireReply.of(raw);
+            if (raw == null || reply == null || !reply.acquired()) {
                 return reply;
             }
+            long leaseBefore = raw.size() > 2 ? Encoding.asLong(raw.get(2)) : 0; // a re-entry's lease before it
             long acks;
             try {
                 acks = own.awaitReplicas(minReplicas, timeoutMillis);
             }
             catch (RuntimeException ex) {
-                giveBack(own, keys, release.apply(reply.value()));
+                giveBack(own, keys, release.args(reply.value(), leaseBefore));
                 throw ex;
             }
             if (acks >= minReplicas) {
@@ -62,9 +62,15 @@ final class ReplicaAcknowledgement {
             }
             log.warn("Lock '{}': {} of {} replica(s) acknowledged the acquisition within {} ms; released it, not "
                     + "acquired", keys.name(), acks, minReplicas, timeoutMillis);
-            giveBack(own, keys, release.apply(reply.value()));
+            giveBack(own, keys, release.args(reply.value(), leaseBefore));
             return AcquireReply.notAcknowledged();
         });
+    }
+
+    /** The arguments of release.lua that give back an acquisition, given its token and the lease before it (ms). */
+    @FunctionalInterface
+    interface GiveBack {
+        byte[][] args(long token, long leaseBefore);
     }
 
     /** What a renewal with WAIT found: the script's flags, and whether enough replicas acknowledged it. */

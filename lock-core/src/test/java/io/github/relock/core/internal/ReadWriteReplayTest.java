@@ -27,7 +27,7 @@ class ReadWriteReplayTest {
     @Test
     void aReplayedReleaseNeverDecrementsTwice() {
         Hold hold = read("c:1", 10_000);
-        READ.kind().acquire(commands, READ, Encoding.bytes("c:1"), 10_000, 1, false, false);
+        READ.kind().acquire(commands, READ, Encoding.bytes("c:1"), 10_000, 1, -1, false);
         assertThat(release(hold, 2)).isEqualTo(1);
         assertThat(release(hold, 2)).as("same request again").isEqualTo(1);
         assertThat(redis.commands().hget(READ.lock(), "c:1")).isEqualTo("1");
@@ -83,7 +83,7 @@ class ReadWriteReplayTest {
     }
 
     private Hold take(LockKeys keys, String owner, String field, long leaseMillis) {
-        AcquireReply reply = keys.kind().acquire(commands, keys, Encoding.bytes(field), leaseMillis, 0, false, false);
+        AcquireReply reply = keys.kind().acquire(commands, keys, Encoding.bytes(field), leaseMillis, 0, -1, false);
         assertThat(reply.acquired()).as(owner + " acquires").isTrue();
         return new Hold(keys, field, null, reply.value(), false, 1, leaseMillis, System.nanoTime());
     }
