@@ -3,7 +3,6 @@ package io.github.relock.core.internal;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -26,6 +25,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** Where unwanted subscriptions are undone; null: never (they go with the connection). */
     private final @Nullable AsyncRunner timers;
     private final Announcements announcements;
+    private final PubSubLane lane;
+    private final IdleChannels idle;
     /** Told when the client closes: an asynchronous wait between subscriptions has no waiter to wake. */
     private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -45,6 +46,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 : new PubSubConnection(factory, anchorChannel, this);
         this.timers = timers;
         this.announcements = new Announcements(clientId, timers);
+        this.lane = new PubSubLane(timers);
+        this.idle = new IdleChannels(queues, connection, lane, () -> closed);
     }
 
     /**
@@ -70,6 +73,12 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** As above, for a waiter that no thread sleeps in: a wake-up runs {@code onWake}, which must not block. */
     ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
             @Nullable Runnable onWake) {
+        return join(channelName, candidate, wakeUp, name, Thread.currentThread(), onWake);
+    }
+
+    /** As above, run on another thread than the one that sleeps in the waiter, {@code sleeper}. */
+    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
+            Thread sleeper, @Nullable Runnable onWake) {
         while (true) {
             ensureOpen();
             WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakeUp));
@@ -83,9 +92,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                     subscribe(queue);
                 }
                 ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
-                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.members > 0,
-                        name, onWake);
-                queue.members++;
+                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.joined() > 0,
+                        name, sleeper, onWake);
                 queue.add(waiter);
                 return waiter;
             }
@@ -101,7 +109,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             queue.subscribedOn = connection.subscribe(queue.channel);
         }
         catch (RuntimeException ex) {
-            if (queue.members == 0) {
+            if (queue.members() == 0) {
                 queue.retired = true;
                 queues.remove(queue.channel, queue);
             }
@@ -110,19 +118,9 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     private void leave(ReleaseWaiter waiter, WaiterQueue queue, boolean unusedWakeUp) {
-        queue.lock.lock();
-        try {
-            queue.remove(waiter);
-            if (--queue.members == 0) {
-                // unsubscribed before it leaves the map: a joiner waits for this lock, then starts a new queue
-                queue.retired = true;
-                queue.cancelLook();
-                connection.unsubscribe(queue.channel);
-                queues.remove(queue.channel, queue);
-            }
-        }
-        finally {
-            queue.lock.unlock();
+        queue.remove(waiter);
+        if (queue.left() == 0) {
+            idle.left(queue); // not here: an UNSUBSCRIBE Redis does not answer would hold this waiter
         }
         if (unusedWakeUp) {
             queue.wakeOne();
@@ -161,32 +159,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      */
     @Override
     public void subscribed(String channel) {
-        AsyncRunner scheduler = timers;
-        if (scheduler == null || queues.containsKey(channel)) {
-            return;
-        }
-        try {
-            scheduler.execute(() -> unsubscribeIfUnwanted(channel)); // not on the driver's thread: it talks to Redis
-        }
-        catch (RejectedExecutionException ex) {
-            // closing: the connection goes, and its subscriptions with it
-        }
-    }
-
-    private void unsubscribeIfUnwanted(String channel) {
-        // a queue of its own, so that a joiner waits for the unsubscribe, then starts anew (as after leave)
-        WaiterQueue queue = queues.computeIfAbsent(channel, unused -> new WaiterQueue(channel, WakeUp.ONE));
-        queue.lock.lock();
-        try {
-            if (queue.retired || queue.members > 0 || queue.subscribedOn != 0 || closed) {
-                return; // wanted after all: a joiner subscribed it, or is about to
-            }
-            queue.retired = true;
-            connection.unsubscribe(channel);
-            queues.remove(channel, queue);
-        }
-        finally {
-            queue.lock.unlock();
+        if (timers != null && !queues.containsKey(channel)) {
+            idle.confirmed(channel); // not on the driver's thread: it talks to Redis
         }
     }
 
@@ -197,7 +171,13 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /** Whether a local waiter waits on {@code channelName} right now. */
     boolean waiting(String channelName) {
-        return queues.containsKey(channelName);
+        WaiterQueue queue = queues.get(channelName);
+        return queue != null && queue.members() > 0;
+    }
+
+    /** Where calls on the pub/sub connection run, one at a time, off the waiters' threads. */
+    PubSubLane lane() {
+        return lane;
     }
 
     /** Channels with local waiters right now. */
