@@ -45,7 +45,7 @@ class CloseWhileJoiningTest {
             assertThat(holder.getLock(name).tryLock(0, 1_200, TimeUnit.MILLISECONDS)).isTrue();
             List<CompletableFuture<Object>> waits = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                waits.add(CompletableFuture.supplyAsync(() -> {
+                waits.add(OwnThread.supply(() -> {
                     try {
                         return closing.getLock(name).tryLock(20, TimeUnit.SECONDS);
                     }
@@ -59,7 +59,7 @@ class CloseWhileJoiningTest {
             Thread.sleep(400); // each has tried once and is joining: the pub/sub connection does not open
             long start = System.nanoTime();
             // on a thread of its own: close() waits up to 1 s for the relock-async thread that opens the connection
-            CompletableFuture<Long> closed = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Long> closed = OwnThread.supply(() -> {
                 closing.close();
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             });

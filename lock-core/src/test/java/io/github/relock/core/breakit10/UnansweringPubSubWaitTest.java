@@ -123,7 +123,7 @@ class UnansweringPubSubWaitTest {
             openPubSub(holder, waiter);
             holder.getLock("bk10:leave").lock();
             long start = System.nanoTime();
-            CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> tryLock(waiter, "bk10:leave", 1));
+            CompletableFuture<Boolean> waiting = OwnThread.supply(() -> tryLock(waiter, "bk10:leave", 1));
             awaitSubscribed(waiter, "bk10:leave");
             proxy.freezePubSub(true);
             boolean acquired = waiting.get(20, TimeUnit.SECONDS);
@@ -143,7 +143,7 @@ class UnansweringPubSubWaitTest {
             openPubSub(holder, waiter);
             assertThat(holder.getLock("bk10:taken").tryLock(0, 1_000, TimeUnit.MILLISECONDS)).isTrue();
             long start = System.nanoTime();
-            CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Boolean> waiting = OwnThread.supply(() -> {
                 boolean acquired = tryLock(waiter, "bk10:taken", 4);
                 if (acquired) {
                     waiter.getLock("bk10:taken").unlock();
