@@ -16,13 +16,15 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * waiters of the same lock, never those of other locks, and no thread blocks on a monitor (a virtual
  * thread waiting here does not pin its carrier). A queue whose last waiter left is unsubscribed before
  * anyone may subscribe its channel again, so the two commands never cross on the connection. Waiters also
- * wake when the holder's lease would end, so a lost message costs time, never a hang.
+ * wake when the holder's lease would end, so a lost message costs time, never a hang. A client's own
+ * waiters join ({@link JoinWithin}) and leave ({@link IdleChannels}) through its {@link PubSubLane}, so none
+ * of them waits for a pub/sub call past its own deadline.
  */
 public final class ReleaseSubscriptions implements PubSubConnection.Events, AutoCloseable {
 
     private final ReleaseChannels connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
-    /** Where unwanted subscriptions are undone; null: never (they go with the connection). */
+    /** Where unwanted subscriptions are undone; null: never (they go with the connection), and no lane. */
     private final @Nullable AsyncRunner timers;
     private final Announcements announcements;
     private final PubSubLane lane;
@@ -37,7 +39,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /**
      * @param clientId the client's id, which starts its owner ids
-     * @param timers   where a waiter's look after another client's turn, and the undoing of an unwanted subscription, run
+     * @param timers   where a waiter's look after another client's turn, and the pub/sub lane's calls, run
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
             @Nullable AsyncRunner timers) {
