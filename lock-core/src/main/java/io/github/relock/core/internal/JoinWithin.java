@@ -19,6 +19,8 @@ final class JoinWithin {
     private final CompletableFuture<ReleaseWaiter> joined = new CompletableFuture<>();
     /** Whether the waiter took the outcome (or gave it up): else a waiter joined late must leave by itself. */
     private boolean taken;
+    /** Set when the waiter gave up: a join still queued behind an unanswered call is then not sent at all. */
+    private volatile boolean abandoned;
 
     /**
      * Starts the join. {@code onWake}: what a release does to an asynchronous waiter (null: unpark the calling
@@ -31,6 +33,10 @@ final class JoinWithin {
         ReleaseSubscriptions subscriptions = context.subscriptions();
         try {
             subscriptions.lane().execute(() -> {
+                if (abandoned) {
+                    joined.cancel(false);
+                    return;
+                }
                 try {
                     joined.complete(subscriptions.join(keys.channel(), candidate, keys.kind().wakeUp(), name, sleeper,
                             onWake));
@@ -110,6 +116,7 @@ final class JoinWithin {
     void abandon() {
         if (!taken) {
             taken = true;
+            abandoned = true;
             joined.thenAccept(ReleaseWaiter::close);
         }
     }
