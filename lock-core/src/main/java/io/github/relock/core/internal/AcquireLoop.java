@@ -73,13 +73,21 @@ final class AcquireLoop {
             if (reply.acquired() || waitNanos == 0) {
                 return reply.acquired();
             }
-            ReleaseWaiter waiter = join(candidate, name);
+            // subscribing runs off this thread: Redis may not answer it for the whole command timeout
+            JoinWithin joining = joinWithin(candidate, name);
+            ReleaseWaiter waiter = null;
             try {
+                if (joining.await(Math.min(deadline - System.nanoTime(), RESUBSCRIBE_NANOS))) {
+                    interrupted = interruptedWhileWaiting(interruptible);
+                }
+                waiter = joining.take();
+                joining = joining.pending() ? joining : null;
                 // behind other local waiters, a release since the attempt above woke one of them or went to one;
                 // a release that wakes all, or names its next owner, may have been meant for this one
                 boolean attemptNow = waiter == null || !waiter.behindOthers() || keys.kind().wakeUp() != WakeUp.ONE;
                 while (true) {
                     if (attemptNow) {
+                        context.openCheck().run(); // a closed client takes no lock, even after a late subscribe
                         if (waiter != null) {
                             // armed before the attempt: a release announced from here on wakes the sleep below
                             waiter.arm();
@@ -99,12 +107,19 @@ final class AcquireLoop {
                     }
                     long sleep = Math.min(left, untilLeaseEnds(reply.value()));
                     if (waiter == null) {
-                        // nothing announces the release to this waiter: look again soon, and subscribe again
-                        LockSupport.parkNanos(this, Math.min(sleep, RESUBSCRIBE_NANOS));
-                        if (Thread.interrupted() || stepBack(deadline)) {
+                        // nothing announces the release to this waiter yet: look again soon, and subscribe again
+                        long sliceEnd = System.nanoTime() + Math.min(sleep, RESUBSCRIBE_NANOS);
+                        joining = joining != null ? joining : joinWithin(candidate, name);
+                        boolean interruptedNow = joining.await(sliceEnd - System.nanoTime());
+                        waiter = joining.take();
+                        joining = joining.pending() ? joining : null;
+                        if (waiter == null && !interruptedNow) {
+                            LockSupport.parkNanos(this, sliceEnd - System.nanoTime()); // Redis did not answer it
+                            interruptedNow = Thread.interrupted();
+                        }
+                        if (interruptedNow || stepBack(deadline)) {
                             interrupted = interruptedWhileWaiting(interruptible);
                         }
-                        waiter = join(candidate, name);
                         continue;
                     }
                     boolean interruptedNow = sleep(waiter, sleep, unwanted);
@@ -128,6 +143,9 @@ final class AcquireLoop {
                 if (waiter != null) {
                     waiter.close();
                 }
+                if (joining != null) {
+                    joining.abandon();
+                }
             }
         }
         finally {
@@ -137,19 +155,10 @@ final class AcquireLoop {
         }
     }
 
-    /**
-     * Joins the lock's local waiters, or returns null if the subscription failed for want of an answer (a
-     * connection cut or timed out): such a wait polls and subscribes again. An error reply ends the wait.
-     */
-    private @Nullable ReleaseWaiter join(ReleaseWaiter.@Nullable Candidate candidate, String name) {
-        try {
-            // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
-            return context.subscriptions().join(keys.channel(), context.commands().awaitsReplicas() ? null : candidate,
-                    keys.kind().wakeUp(), name);
-        }
-        catch (DataAccessException ex) {
-            return unsubscribed(keys, ex);
-        }
+    /** Starts joining the lock's local waiters; an error reply to the subscribe ends the wait when it is taken. */
+    private JoinWithin joinWithin(ReleaseWaiter.@Nullable Candidate candidate, String name) {
+        // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
+        return JoinWithin.forThisThread(keys, context, context.commands().awaitsReplicas() ? null : candidate, name);
     }
 
     /** A failed subscription: null (wait without one) if Redis did not answer, else the wait's failure. */

@@ -6,7 +6,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
 
 
 /**
@@ -39,6 +38,8 @@ final class AsyncAcquire<T> {
     private final Runnable onClose = this::kick;
     /** Written by one step at a time (see {@link #kick()}); read by {@link #closed} when no step runs. */
     private volatile @Nullable ReleaseWaiter waiter;
+    /** The subscription under way, if any: written by one step at a time, like {@link #waiter}. */
+    private volatile @Nullable JoinWithin joining;
     private volatile @Nullable ScheduledFuture<?> timer;
     private volatile boolean finished;
 
@@ -95,6 +96,13 @@ final class AsyncAcquire<T> {
                 later(stepBack); // this client just freed the lock for another one: leave it alone a moment
                 return;
             }
+            JoinWithin join = joining;
+            boolean joinFailed = false;
+            if (waiter == null && join != null && !join.pending()) {
+                joining = null;
+                waiter = join.take(); // subscribed (then the attempt below sees any release before), or not answered
+                joinFailed = waiter == null;
+            }
             if (waiter != null) {
                 waiter.arm(); // a release announced from here on kicks another step
             }
@@ -111,13 +119,12 @@ final class AsyncAcquire<T> {
             }
             long sleep = Math.min(left, AcquireLoop.untilLeaseEnds(reply.value()));
             if (waiter == null) {
-                waiter = join();
-                if (waiter == null) {
-                    // nothing announces the release to this wait: look again soon, and subscribe again
-                    later(Math.min(sleep, AcquireLoop.RESUBSCRIBE_NANOS));
-                    return;
+                if (joining == null && !joinFailed) {
+                    // on the pub/sub lane, not in this step: Redis may not answer it for the whole command timeout
+                    joining = new JoinWithin(keys, context, null, request.holder().id(), this::kick, this::kick);
                 }
-                kick(); // subscribed: one more attempt sees any release that came before
+                // nothing announces the release to this wait yet: look again soon (and subscribe again)
+                later(Math.min(sleep, AcquireLoop.RESUBSCRIBE_NANOS));
                 return;
             }
             later(sleep);
@@ -125,17 +132,6 @@ final class AsyncAcquire<T> {
         catch (Throwable failure) {
             // an Error too: the caller hears of it, and what this wait left is cleaned up
             finish(() -> result.completeExceptionally(failure));
-        }
-    }
-
-    /** The wait's subscription, or null if Redis did not answer (the next step tries again). */
-    private @Nullable ReleaseWaiter join() {
-        try {
-            return context.subscriptions().join(keys.channel(), null, keys.kind().wakeUp(), request.holder().id(),
-                    this::kick);
-        }
-        catch (DataAccessException ex) {
-            return AcquireLoop.unsubscribed(keys, ex);
         }
     }
 
@@ -190,6 +186,7 @@ final class AsyncAcquire<T> {
         if (waiter != null) {
             waiter.close();
         }
+        abandonJoin();
         acquisition.ended(request.holder(), acquired);
     }
 
@@ -205,6 +202,14 @@ final class AsyncAcquire<T> {
         if (left != null) {
             left.close(); // the subscriptions are closed too; this only forgets the waiter
         }
+        abandonJoin();
         acquisition.ended(request.holder(), true); // counted out, with no call to a closed client's Redis
+    }
+
+    private void abandonJoin() {
+        JoinWithin join = joining;
+        if (join != null) {
+            join.abandon();
+        }
     }
 }

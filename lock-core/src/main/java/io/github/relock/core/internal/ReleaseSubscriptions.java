@@ -3,7 +3,6 @@ package io.github.relock.core.internal;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -17,15 +16,19 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * waiters of the same lock, never those of other locks, and no thread blocks on a monitor (a virtual
  * thread waiting here does not pin its carrier). A queue whose last waiter left is unsubscribed before
  * anyone may subscribe its channel again, so the two commands never cross on the connection. Waiters also
- * wake when the holder's lease would end, so a lost message costs time, never a hang.
+ * wake when the holder's lease would end, so a lost message costs time, never a hang. A client's own
+ * waiters join ({@link JoinWithin}) and leave ({@link IdleChannels}) through its {@link PubSubLane}, so none
+ * of them waits for a pub/sub call past its own deadline.
  */
 public final class ReleaseSubscriptions implements PubSubConnection.Events, AutoCloseable {
 
     private final ReleaseChannels connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
-    /** Where unwanted subscriptions are undone; null: never (they go with the connection). */
+    /** Where unwanted subscriptions are undone; null: never (they go with the connection), and no lane. */
     private final @Nullable AsyncRunner timers;
     private final Announcements announcements;
+    private final PubSubLane lane;
+    private final IdleChannels idle;
     /** Told when the client closes: an asynchronous wait between subscriptions has no waiter to wake. */
     private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -36,7 +39,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /**
      * @param clientId the client's id, which starts its owner ids
-     * @param timers   where a waiter's look after another client's turn, and the undoing of an unwanted subscription, run
+     * @param timers   where a waiter's look after another client's turn, and the pub/sub lane's calls, run
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
             @Nullable AsyncRunner timers) {
@@ -45,6 +48,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 : new PubSubConnection(factory, anchorChannel, this);
         this.timers = timers;
         this.announcements = new Announcements(clientId, timers);
+        this.lane = new PubSubLane(timers);
+        this.idle = new IdleChannels(queues, connection, lane, () -> closed);
     }
 
     /**
@@ -70,6 +75,12 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** As above, for a waiter that no thread sleeps in: a wake-up runs {@code onWake}, which must not block. */
     ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
             @Nullable Runnable onWake) {
+        return join(channelName, candidate, wakeUp, name, Thread.currentThread(), onWake);
+    }
+
+    /** As above, run on another thread than the one that sleeps in the waiter, {@code sleeper}. */
+    ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
+            Thread sleeper, @Nullable Runnable onWake) {
         while (true) {
             ensureOpen();
             WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakeUp));
@@ -83,9 +94,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                     subscribe(queue);
                 }
                 ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
-                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.members > 0,
-                        name, onWake);
-                queue.members++;
+                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.joined() > 0,
+                        name, sleeper, onWake);
                 queue.add(waiter);
                 return waiter;
             }
@@ -101,7 +111,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             queue.subscribedOn = connection.subscribe(queue.channel);
         }
         catch (RuntimeException ex) {
-            if (queue.members == 0) {
+            if (queue.members() == 0) {
                 queue.retired = true;
                 queues.remove(queue.channel, queue);
             }
@@ -110,19 +120,9 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     private void leave(ReleaseWaiter waiter, WaiterQueue queue, boolean unusedWakeUp) {
-        queue.lock.lock();
-        try {
-            queue.remove(waiter);
-            if (--queue.members == 0) {
-                // unsubscribed before it leaves the map: a joiner waits for this lock, then starts a new queue
-                queue.retired = true;
-                queue.cancelLook();
-                connection.unsubscribe(queue.channel);
-                queues.remove(queue.channel, queue);
-            }
-        }
-        finally {
-            queue.lock.unlock();
+        queue.remove(waiter);
+        if (queue.left() == 0) {
+            idle.left(queue); // not here: an UNSUBSCRIBE Redis does not answer would hold this waiter
         }
         if (unusedWakeUp) {
             queue.wakeOne();
@@ -161,32 +161,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      */
     @Override
     public void subscribed(String channel) {
-        AsyncRunner scheduler = timers;
-        if (scheduler == null || queues.containsKey(channel)) {
-            return;
-        }
-        try {
-            scheduler.execute(() -> unsubscribeIfUnwanted(channel)); // not on the driver's thread: it talks to Redis
-        }
-        catch (RejectedExecutionException ex) {
-            // closing: the connection goes, and its subscriptions with it
-        }
-    }
-
-    private void unsubscribeIfUnwanted(String channel) {
-        // a queue of its own, so that a joiner waits for the unsubscribe, then starts anew (as after leave)
-        WaiterQueue queue = queues.computeIfAbsent(channel, unused -> new WaiterQueue(channel, WakeUp.ONE));
-        queue.lock.lock();
-        try {
-            if (queue.retired || queue.members > 0 || queue.subscribedOn != 0 || closed) {
-                return; // wanted after all: a joiner subscribed it, or is about to
-            }
-            queue.retired = true;
-            connection.unsubscribe(channel);
-            queues.remove(channel, queue);
-        }
-        finally {
-            queue.lock.unlock();
+        if (timers != null && !queues.containsKey(channel)) {
+            idle.confirmed(channel); // not on the driver's thread: it talks to Redis
         }
     }
 
@@ -197,7 +173,13 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /** Whether a local waiter waits on {@code channelName} right now. */
     boolean waiting(String channelName) {
-        return queues.containsKey(channelName);
+        WaiterQueue queue = queues.get(channelName);
+        return queue != null && queue.members() > 0;
+    }
+
+    /** Where calls on the pub/sub connection run, one at a time, off the waiters' threads. */
+    PubSubLane lane() {
+        return lane;
     }
 
     /** Channels with local waiters right now. */

@@ -42,7 +42,8 @@ final class ReleaseWaiter implements AutoCloseable {
     private final @Nullable Candidate candidate;
     private final boolean behindOthers;
     private final String name;
-    private final Thread thread = Thread.currentThread();
+    /** The thread that sleeps in {@link #await}: a releaser unparks it, whichever thread joined. */
+    private final Thread thread;
     /** What a wake-up does to an asynchronous waiter, which has no thread asleep; null: unpark the thread. */
     private final @Nullable Runnable onWake;
     private final AtomicBoolean signalled = new AtomicBoolean();
@@ -53,8 +54,9 @@ final class ReleaseWaiter implements AutoCloseable {
      * @param openCheck throws if the client was closed meanwhile
      */
     ReleaseWaiter(HandOffStreak streak, Runnable openCheck, Departure departure, @Nullable Candidate candidate,
-            boolean behindOthers, String name, @Nullable Runnable onWake) {
+            boolean behindOthers, String name, Thread thread, @Nullable Runnable onWake) {
         this.streak = streak;
+        this.thread = thread;
         this.onWake = onWake;
         this.name = name;
         this.openCheck = openCheck;

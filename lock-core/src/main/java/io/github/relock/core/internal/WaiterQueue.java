@@ -3,6 +3,7 @@ package io.github.relock.core.internal;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,9 +19,10 @@ final class WaiterQueue {
     private final WakeUp wakeUp;
     final HandOffStreak streak = new HandOffStreak();
     private final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
+    /** Joiners count in under {@link #lock}; a waiter leaves without it, since an (un)subscribe may hold it long. */
+    private final AtomicInteger members = new AtomicInteger();
     /** Guards the fields below; held while (un)subscribing this channel, and for nothing else. */
     final ReentrantLock lock = new ReentrantLock();
-    int members;
     /** The connection generation this channel is subscribed on; 0: not subscribed. */
     long subscribedOn;
     /** Unsubscribed after its last waiter left: a joiner must start a new queue. */
@@ -48,6 +50,20 @@ final class WaiterQueue {
         if (pending != null) {
             pending.cancel(false);
         }
+    }
+
+    int members() {
+        return members.get();
+    }
+
+    /** Counts a joiner in (under {@link #lock}); returns how many waited before it. */
+    int joined() {
+        return members.getAndIncrement();
+    }
+
+    /** Counts a waiter out; returns how many are left. */
+    int left() {
+        return members.decrementAndGet();
     }
 
     WakeUp wakeUp() {

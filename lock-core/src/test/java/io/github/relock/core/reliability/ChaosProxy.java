@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * after the marked command are taken to be its reply).
  *
  * <p>It can also refuse new connections ({@link #refuseNew}), freeze every connection ({@link #freeze}) or
- * only those that subscribed ({@link #freezePubSub}), or hold back replies alone ({@link #freezeReplies}).
+ * only those that subscribed ({@link #freezePubSub}) or new ones ({@link #freezeNew}), or hold back replies alone
+ * ({@link #freezeReplies}).
  */
 public final class ChaosProxy implements AutoCloseable {
 
@@ -42,6 +43,7 @@ public final class ChaosProxy implements AutoCloseable {
     private volatile boolean pubSubFrozen;
     private volatile boolean refusing;
     private volatile boolean repliesFrozen;
+    private volatile boolean newFrozen;
     private volatile boolean closed;
 
     public ChaosProxy(int targetPort) throws IOException {
@@ -95,6 +97,19 @@ public final class ChaosProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * New ones frozen, connections accepted from now on pass nothing either way until thawed, while those open
+     * go on: a proxy or a server that takes a connection and never answers on it.
+     */
+    public void freezeNew(boolean on) {
+        newFrozen = on;
+        if (!on) {
+            synchronized (thaw) {
+                thaw.notifyAll();
+            }
+        }
+    }
+
     /** Refusing, every connection accepted is closed at once: new connections fail, open ones go on. */
     public void refuseNew(boolean on) {
         refusing = on;
@@ -102,7 +117,8 @@ public final class ChaosProxy implements AutoCloseable {
 
     private void awaitThaw(Pair pair, boolean reply) {
         synchronized (thaw) {
-            while ((frozen || pubSubFrozen && pair.subscribed || reply && repliesFrozen) && !closed) {
+            while ((frozen || pubSubFrozen && pair.subscribed || newFrozen && pair.bornFrozen || reply && repliesFrozen)
+                    && !closed) {
                 try {
                     thaw.wait(100);
                 }
@@ -199,6 +215,8 @@ public final class ChaosProxy implements AutoCloseable {
         final Socket upstream;
         volatile boolean cutOnReply;
         volatile boolean subscribed;
+        /** Accepted while new connections were frozen. */
+        final boolean bornFrozen = newFrozen;
 
         Pair(Socket client, Socket upstream) {
             this.client = client;
@@ -285,6 +303,7 @@ public final class ChaosProxy implements AutoCloseable {
         closed = true;
         freeze(false);
         freezePubSub(false);
+        freezeNew(false);
         closeQuietly2(server);
         sockets.forEach(ChaosProxy::closeQuietly);
     }
