@@ -1,0 +1,114 @@
+package io.github.relock.core.names;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.relock.core.ReadWriteDistributedLock;
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.test.RedisServerExtension;
+
+/** Odd lock names: exclusion, fencing and clean-up on every kind, and no two names sharing a key. */
+@Timeout(90)
+class OddNamesTest {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    RedisLockClient a;
+    RedisLockClient b;
+
+    @BeforeEach
+    void setUp() {
+        a = RedisLockClient.builder(redis.connectionFactory()).build();
+        b = RedisLockClient.builder(redis.connectionFactory()).build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        a.close();
+        b.close();
+    }
+
+    static List<String> names() {
+        List<String> names = new ArrayList<>(List.of("{", "}", "{}", "}{", "a}", "a%7D", "a%", "a%25", "%7D", "{a}:b",
+                "x:fence", "x:fair", "x:rw", "x", "ü:日本語:🔒", "a b\tc\nd", "\u0000nul", "*", "?[]", "\\", "\"'"));
+        names.add("n".repeat(1024));
+        names.add("🔒".repeat(512)); // 1,024 chars, 2,048 UTF-16 units... 512 code points, 2,048 bytes
+        names.add("}".repeat(1024)); // escaped: 3,072 chars of hash tag
+        return names;
+    }
+
+    static String tag(String key) {
+        int open = key.indexOf('{');
+        int close = key.indexOf('}', open + 1);
+        return key.substring(open + 1, close);
+    }
+
+    @Test
+    void everyNameExcludesFencesAndCleansUp() throws Exception {
+        for (String name : names()) {
+            for (int kind = 0; kind < 2; kind++) {
+                ReentrantDistributedLock mine = kind == 0 ? a.getLock(name) : a.getFairLock(name);
+                ReentrantDistributedLock theirs = kind == 0 ? b.getLock(name) : b.getFairLock(name);
+                assertThat(mine.tryLock()).as("%s", name).isTrue();
+                long first = mine.fencingToken();
+                assertThat(theirs.tryLock()).as("%s", name).isFalse();
+                assertThat(tag(mine.getKey())).as("tag of %s", name).isNotEmpty();
+                mine.unlock();
+                assertThat(theirs.tryLock(2, TimeUnit.SECONDS)).as("%s", name).isTrue();
+                assertThat(theirs.fencingToken()).isGreaterThan(first);
+                theirs.unlock();
+                assertThat(redis.commands().exists(mine.getKey())).as("hash of %s left", name).isZero();
+            }
+            ReadWriteDistributedLock rw = a.getReadWriteLock(name);
+            ReadWriteDistributedLock rw2 = b.getReadWriteLock(name);
+            assertThat(rw.writeLock().tryLock()).isTrue();
+            assertThat(rw2.readLock().tryLock()).isFalse();
+            rw.writeLock().unlock();
+            assertThat(rw2.readLock().tryLock(2, TimeUnit.SECONDS)).isTrue();
+            rw2.readLock().unlock();
+        }
+    }
+
+    @Test
+    void namesThatLookAlikeAreDifferentLocks() throws Exception {
+        List<String> names = names();
+        List<ReentrantDistributedLock> held = new ArrayList<>();
+        // every name held at once, exclusive and fair: none may block another
+        for (int i = 0; i < names.size(); i++) {
+            RedisLockClient client = i % 2 == 0 ? a : b;
+            ReentrantDistributedLock lock = client.getLock(names.get(i));
+            assertThat(lock.tryLock()).as("exclusive %s (%s)", names.get(i), lock.getKey()).isTrue();
+            held.add(lock);
+            ReentrantDistributedLock fair = client.getFairLock(names.get(i));
+            assertThat(fair.tryLock()).as("fair %s (%s)", names.get(i), fair.getKey()).isTrue();
+            held.add(fair);
+        }
+        for (ReentrantDistributedLock lock : held) {
+            lock.unlock();
+        }
+        List<String> keys = redis.commands().keys("*");
+        assertThat(keys).noneMatch(k -> !k.endsWith(":fence") && !k.endsWith(":ended"));
+    }
+
+    @Test
+    void everyKeyOfALockSitsInOneHashTag() {
+        for (String name : names()) {
+            String key = a.getLock(name).getKey();
+            var keys = a.redisKeys(name);
+            assertThat(tag(keys.fence())).isEqualTo(tag(key));
+            assertThat(tag(keys.releaseChannel())).isEqualTo(tag(key));
+            assertThat(tag(a.getFairLock(name).getKey())).isEqualTo(tag(key));
+        }
+    }
+}
