@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit
 
 /** Fallbacks, failure handlers and key expressions of locked suspend functions: checked at startup, or right at the call. */
 @Timeout(60)
-class SuspendConfigBreakTest {
+class SuspendConfigTest {
 
     companion object {
         @JvmField

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -38,7 +38,7 @@ import kotlin.random.Random
  * key before its first suspension and out after its cleanup; two in at once under one key is an overlap.
  */
 @Timeout(180)
-class CoroutineHammerBreakTest {
+class CoroutineContentionTest {
 
     companion object {
         @JvmField

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakit6;
+package io.github.relock.spring.returntypes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakit6;
+package io.github.relock.spring.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

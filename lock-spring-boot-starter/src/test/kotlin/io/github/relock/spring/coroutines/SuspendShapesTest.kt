@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -29,7 +29,7 @@ value class Receipt(val text: String)
 
 /** Kotlin shapes of `suspend` functions, each checked against what the same call does without relock. */
 @Timeout(60)
-class SuspendShapesBreakTest {
+class SuspendShapesTest {
 
     companion object {
         @JvmField

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockLostException
 import io.github.relock.core.LockNames
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger
 
 /** Read/write and fair locks, fixed leases, and a Flow that moves its work to another dispatcher. */
 @Timeout(60)
-class SuspendModesBreakTest {
+class SuspendModesTest {
 
     companion object {
         @JvmField

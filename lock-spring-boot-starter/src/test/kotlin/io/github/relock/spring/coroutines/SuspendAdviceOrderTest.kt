@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * the cancel; outside it: relock is still innermost), and suspend functions behind a JDK interface proxy.
  */
 @Timeout(90)
-class SuspendAdviceOrderBreakTest {
+class SuspendAdviceOrderTest {
 
     companion object {
         @JvmField
@@ -175,7 +175,7 @@ class SuspendAdviceOrderBreakTest {
 
 /** A suspend function behind a JDK proxy (an interface), as with spring.aop.proxy-target-class=false. */
 @Timeout(60)
-class SuspendJdkProxyBreakTest {
+class SuspendJdkProxyTest {
 
     companion object {
         @JvmField

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakit6;
+package io.github.relock.spring.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,7 +23,7 @@ import io.github.relock.test.RedisServerExtension;
  * stops startup naming the attribute and what to write; extreme good ones work.
  */
 @Timeout(60)
-class OddSettingsTest {
+class WaitAndLeaseBoundsTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakit6;
+package io.github.relock.spring.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,7 +34,7 @@ import reactor.core.scheduler.Schedulers;
  * by take(1) or timeout(), cancelled while it waits. Each subscription holds the lock alone and gives it back.
  */
 @Timeout(60)
-class ReactiveAbuseTest {
+class ReactiveSubscriptionsTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();

@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * other keys included: without relock, a nested suspend call's finally ends before its caller's code goes on.
  */
 @Timeout(60)
-class NestedCancelBreakTest {
+class NestedCancelTest {
 
     companion object {
         @JvmField

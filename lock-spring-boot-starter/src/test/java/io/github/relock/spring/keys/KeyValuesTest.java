@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakit6;
+package io.github.relock.spring.keys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,7 +23,7 @@ import io.github.relock.test.RedisServerExtension;
  * on nothing share one: each must either name the thing or fail the call before the method runs.
  */
 @Timeout(60)
-class OddKeyValuesTest {
+class KeyValuesTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();

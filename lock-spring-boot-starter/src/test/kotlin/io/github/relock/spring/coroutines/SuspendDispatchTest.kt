@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference
 
 /** Where and in which coroutine context a locked suspend body runs, and what a cancel waits for. */
 @Timeout(60)
-class SuspendDispatchBreakTest {
+class SuspendDispatchTest {
 
     companion object {
         @JvmField

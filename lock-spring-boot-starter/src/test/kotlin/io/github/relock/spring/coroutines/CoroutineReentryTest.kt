@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger
  * that waited for its own caller would fail); Flows collected twice, concurrently, or never.
  */
 @Timeout(60)
-class CoroutineReentryBreakTest {
+class CoroutineReentryTest {
 
     companion object {
         @JvmField

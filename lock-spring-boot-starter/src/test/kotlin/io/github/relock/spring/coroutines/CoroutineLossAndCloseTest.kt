@@ -1,4 +1,4 @@
-package io.github.relock.spring.breakkt
+package io.github.relock.spring.coroutines
 
 import io.github.relock.core.LockLostException
 import io.github.relock.core.LockNames
@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicReference
 
 /** A lock lost while a suspend body or a Flow runs; the application context closed while coroutines wait or run. */
 @Timeout(60)
-class CoroutineLossAndCloseBreakTest {
+class CoroutineLossAndCloseTest {
 
     companion object {
         @JvmField
