@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisClusterSetup;
 
 /** The lock on a 3-primary Redis Cluster: every key of a lock in one slot, locks spread over nodes. */
 @Timeout(120)
+@Tag("jdk-independent")
 class ClusterTest {
 
     static RedisClusterSetup cluster;

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -17,6 +18,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** A holder that dies frees its lock when its lease ends: the watchdog died with it. */
 @Timeout(60)
+@Tag("jdk-independent")
 class HolderCrashTest {
 
     static final long LEASE_MILLIS = 2_000;

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,7 @@ import io.github.relock.test.TestScale;
 
 /** The read-write lock against a real redis-server: sharing, exclusion, re-entry, leases and wake-ups. */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReadWriteLockTest {
 
     @RegisterExtension

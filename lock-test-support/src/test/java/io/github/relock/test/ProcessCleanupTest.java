@@ -8,11 +8,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** A redis-server must not outlive the JVM that started it, however that JVM ends. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("jdk-independent")
 class ProcessCleanupTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -14,6 +15,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import io.lettuce.core.cluster.SlotHash;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("jdk-independent")
 class RedisClusterSetupTest {
 
     @RegisterExtension

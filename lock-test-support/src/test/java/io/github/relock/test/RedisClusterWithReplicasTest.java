@@ -6,12 +6,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("jdk-independent")
 class RedisClusterWithReplicasTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +17,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.opentest4j.TestAbortedException;
 import org.testcontainers.DockerClientFactory;
 
+@Tag("jdk-independent")
 class RedisImageWithoutDockerTest {
 
     @Test

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +17,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 // One setup for the class; the tests run in order because each failover changes the roles.
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("jdk-independent")
 class RedisSentinelSetupTest {
 
     @RegisterExtension

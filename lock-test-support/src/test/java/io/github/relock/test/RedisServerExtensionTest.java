@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -20,6 +21,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 // Ordered: later tests check that the extension repairs what earlier ones broke.
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Tag("jdk-independent")
 class RedisServerExtensionTest {
 
     @RegisterExtension

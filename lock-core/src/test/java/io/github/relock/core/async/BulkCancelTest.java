@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  * promptly once it is freed.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class BulkCancelTest {
 
     @RegisterExtension

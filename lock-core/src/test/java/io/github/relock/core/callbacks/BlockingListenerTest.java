@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,6 +22,8 @@ import io.github.relock.test.RedisServerExtension;
  * blocks, no other hold of the client is renewed, and another client takes a lock whose holder was never told.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class BlockingListenerTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(1_500); // renewal every 500 ms

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,6 +22,7 @@ import io.github.relock.test.RedisServerExtension;
 import io.lettuce.core.api.sync.RedisCommands;
 
 @Timeout(60)
+@Tag("jdk-independent")
 class MisbehavingCallbacksTest {
 
     @RegisterExtension

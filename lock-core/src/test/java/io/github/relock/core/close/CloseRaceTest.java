@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  * at the holder's lease end; after either close() returns, no relock thread of the client is left.
  */
 @Timeout(90)
+@Tag("jdk-independent")
 class CloseRaceTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServerExtension;
  * not even when the subscribe answers after close() or the holder's lease ends, and its threads end.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CloseWhileJoiningTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(3);

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,7 @@ import io.github.relock.test.RedisServer;
  * back no connection of the closed client reappears.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class CloseWhileRedisDownTest {
 
     @Test

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,7 @@ import io.github.relock.test.RedisServer;
  * and every waiter end well before the command timeout, and nothing of the client is left once Redis answers.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class CloseWhileRedisPausedTest {
 
     @Test

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +33,7 @@ import io.github.relock.test.RedisServerExtension;
  * waits for the opening to time out (the factory's timeout; Lettuce's default is 60 s).
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class CloseWhileSubscribingTest {
 
     @RegisterExtension

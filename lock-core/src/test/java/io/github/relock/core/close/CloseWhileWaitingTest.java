@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  * free for another client once its holder lets go.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class CloseWhileWaitingTest {
 
     @RegisterExtension

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  * connections and subscriptions go back to where they were, and a closed client can be collected.
  */
 @Timeout(120)
+@Tag("jdk-independent")
 class ManyClientsTest {
 
     @RegisterExtension

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,7 @@ import io.lettuce.core.cluster.SlotHash;
  * lasts towards the 30 s watchdog lease, and afterwards no sharded subscription and no key of the lock left.
  */
 @Timeout(120)
+@Tag("jdk-independent")
 class ClusterTurnsMigrationTest {
 
     static RedisClusterSetup cluster;

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,6 +35,7 @@ import io.github.relock.test.RedisServerExtension;
  * worker finishes (a release that wakes nobody would stall a worker to the timeout).
  */
 @Timeout(120)
+@Tag("jdk-independent")
 class MixedCallersExclusionTest {
 
     @RegisterExtension

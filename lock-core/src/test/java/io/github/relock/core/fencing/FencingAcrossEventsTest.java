@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** Fencing tokens only ever grow, whatever ends a hold, also when Redis loses everything. */
 @Timeout(120)
+@Tag("jdk-independent")
 class FencingAcrossEventsTest {
 
     @RegisterExtension

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,6 +51,7 @@ import io.github.relock.test.RedisServerExtension;
  * or an interrupt lands while the hold is on its way.
  */
 @Timeout(120)
+@Tag("jdk-independent")
 class HandOffTest {
 
     @RegisterExtension

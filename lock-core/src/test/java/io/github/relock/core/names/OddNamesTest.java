@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** Odd lock names: exclusion, fencing and clean-up on every kind, and no two names sharing a key. */
 @Timeout(90)
+@Tag("jdk-independent")
 class OddNamesTest {
 
     @RegisterExtension

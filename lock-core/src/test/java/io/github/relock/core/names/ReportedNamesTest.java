@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import io.github.relock.test.RedisServerExtension;
  * name re-enter one hold; and what two names that encode to one key do.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReportedNamesTest {
 
     @RegisterExtension

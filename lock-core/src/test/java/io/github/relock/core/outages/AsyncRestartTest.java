@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,7 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
 
 @Timeout(60)
+@Tag("jdk-independent")
 class AsyncRestartTest {
 
     /** Async waits through a restart that lost the lock: they take it soon after, not at the old lease's end. */

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServer;
  * Redis killed (SIGKILL) and started again on the same port in the middle of waits and holds.
  */
 @Timeout(90)
+@Tag("jdk-independent")
 class RedisRestartTest {
 
     /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,6 +23,8 @@ import io.github.relock.test.RedisServerExtension;
  * Redis when the partition heals, and takes the lock for an owner that does not know it holds it.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class TimedOutAcquireTest {
 
     private static final Duration LEASE = Duration.ofSeconds(10);

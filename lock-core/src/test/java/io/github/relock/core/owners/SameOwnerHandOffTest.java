@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServerExtension;
  * sleeps as a hand-off candidate: the second hand-off goes from owner O to owner O.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class SameOwnerHandOffTest {
 
     @RegisterExtension

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,6 +38,7 @@ import io.github.relock.test.TestScale;
  * lock is held by nobody until its 30 s lease ends (MixedCallersExclusionTest sees every worker time out).
  */
 @Timeout(300)
+@Tag("jdk-independent")
 class SharedOwnerTest {
 
     @RegisterExtension

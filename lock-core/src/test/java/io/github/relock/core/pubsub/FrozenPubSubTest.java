@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,8 @@ import io.github.relock.test.RedisServerExtension;
  * still work. Waiters then poll, and subscribe again every 100 ms.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class FrozenPubSubTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(1);

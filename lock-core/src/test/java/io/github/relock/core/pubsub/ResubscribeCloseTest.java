@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServerExtension;
  * timer is dropped with the client's timers. The future must still complete.
  */
 @Timeout(30)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ResubscribeCloseTest {
 
     @RegisterExtension

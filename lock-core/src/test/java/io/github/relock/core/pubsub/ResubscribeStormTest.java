@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,8 @@ import io.github.relock.test.RedisServerExtension;
  * waiters it has.
  */
 @Timeout(30)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ResubscribeStormTest {
 
     @RegisterExtension

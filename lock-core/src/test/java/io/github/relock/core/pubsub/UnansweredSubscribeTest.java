@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServerExtension;
  * or a cancel while the subscribe is under way, and what they leave behind once the connection answers again.
  */
 @Timeout(90)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class UnansweredSubscribeTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);

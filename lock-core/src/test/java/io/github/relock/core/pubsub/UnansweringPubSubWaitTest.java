@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,8 @@ import io.github.relock.test.RedisServerExtension;
  * that frees meanwhile must still be taken by looking again.
  */
 @Timeout(90)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class UnansweringPubSubWaitTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);

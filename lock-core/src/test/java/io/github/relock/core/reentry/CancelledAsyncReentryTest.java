@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import io.github.relock.test.RedisServerExtension;
  * Redis reply to resync it.
  */
 @Timeout(120)
+@Tag("jdk-independent")
 class CancelledAsyncReentryTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** A fixed lease the client KNOWS has run out (isLost() is true), with a level re-entered locally. */
 @Timeout(30)
+@Tag("jdk-independent")
 class FixedLeaseNestedUnlockTest {
 
     @RegisterExtension

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** Scenarios that HELD on b700bd3 (each should pass): re-entry counted in the client, attacked from many sides. */
 @Timeout(60)
+@Tag("jdk-independent")
 class NestedLevelsTest {
 
     @RegisterExtension

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import io.github.relock.test.RedisServerExtension;
  * anyone who knew its token (ReplayedCommandsTest caught that), so the limit stays.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class StrayFieldTest {
 
     @RegisterExtension

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,8 @@ import io.github.relock.test.RedisServerExtension;
  * and while the client's asynchronous calls wait for the same Redis.
  */
 @Timeout(90)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class LossReportedAtLeaseEndTest {
 
     private static final Duration LEASE = Duration.ofMillis(1_500);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -15,6 +16,8 @@ import io.github.relock.test.RedisServer;
 
 /** Dedicated connections are given back, and odd settings still fail closed. */
 @Timeout(90)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class AcknowledgementLimitsTest {
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -20,6 +21,8 @@ import io.github.relock.test.RedisServer;
  * sends until it closes (its pipelining flush policy): the script and WAIT must still be sent at once.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class FlushPolicyTest {
 
     @Test

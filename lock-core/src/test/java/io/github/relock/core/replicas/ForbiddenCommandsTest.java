@@ -8,6 +8,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -24,6 +25,8 @@ import io.github.relock.test.RedisServer;
  * lock with minReplicas: every acquisition must fail closed (nothing left held in Redis) and say why.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ForbiddenCommandsTest {
 
     @ParameterizedTest

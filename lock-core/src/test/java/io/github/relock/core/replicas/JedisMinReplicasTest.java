@@ -8,6 +8,7 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -26,6 +27,8 @@ import io.github.relock.test.RedisServer;
  * first acquisition grants nothing (held), but was refused as "Redis did not answer", which it did.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class JedisMinReplicasTest {
 
     @Test

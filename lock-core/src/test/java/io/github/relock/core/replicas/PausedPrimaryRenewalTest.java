@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,8 @@ import io.github.relock.test.RedisServer;
  * command timeout (here 5 s, longer than the 3 s lease); the watchdog must not wait for it to tell.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class PausedPrimaryRenewalTest {
 
     private static final Duration WATCHDOG = Duration.ofSeconds(3); // renewed every second

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -28,6 +29,8 @@ import io.lettuce.core.models.role.RedisNodeDescription;
  * another server, and a WAIT Lettuce sent again there would count.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ReadFromReplicaBracketTest {
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,8 @@ import io.github.relock.test.RedisServer;
  * Before the give-back restored the lease: PTTL 29,698 ms, a rival out for 5,020 ms; after: 1,980 ms, in at 2,002 ms.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class RefusedReentryLeaseTest {
 
     @Test

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,8 @@ import io.github.relock.test.RedisServer;
  * once the replica is back nobody holds the lock and nobody can take it until that unwanted lease ends.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class UnacknowledgedRenewalLossTest {
 
     private static final Duration WATCHDOG = Duration.ofMillis(4_500); // renewal every 1.5 s

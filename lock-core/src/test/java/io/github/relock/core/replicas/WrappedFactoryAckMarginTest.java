@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -22,6 +23,8 @@ import io.github.relock.test.RedisServer;
  * the driver fails the acquisition as "Redis did not answer", and its give-back queues behind the WAIT.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class WrappedFactoryAckMarginTest {
 
     @Test

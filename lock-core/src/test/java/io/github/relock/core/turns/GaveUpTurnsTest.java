@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,7 @@ import io.github.relock.test.RedisServerExtension;
  * out. A client whose last local waiter of a lock gives up now leaves the line.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class GaveUpTurnsTest {
 
     @RegisterExtension

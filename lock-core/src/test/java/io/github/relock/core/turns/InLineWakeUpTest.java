@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import io.github.relock.test.RedisServerExtension;
  * after A's 300 ms lease.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class InLineWakeUpTest {
 
     @RegisterExtension

@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import io.github.relock.test.RedisServerExtension;
  * A waiting client already in line lengthens the line to the holder's lease when it looks again.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class LineLastsWhileHolderRenewsTest {
 
     @RegisterExtension

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,7 @@ import io.github.relock.test.RedisServerExtension;
  * waiter that lost its wake-up would sleep for most of that.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class PausedMidTurnTest {
 
     @RegisterExtension

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import io.github.relock.test.RedisServerExtension;
  * the lock (hash, line) left in Redis once all are done.
  */
 @Timeout(90)
+@Tag("jdk-independent")
 class TurnsChurnTest {
 
     @RegisterExtension

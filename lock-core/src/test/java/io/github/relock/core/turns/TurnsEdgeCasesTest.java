@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import io.github.relock.test.RedisServerExtension;
  * from a relock-async thread (inside a future callback), and an async wait cancelled while in line.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class TurnsEdgeCasesTest {
 
     @RegisterExtension

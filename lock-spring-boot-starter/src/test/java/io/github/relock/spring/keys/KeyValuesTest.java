@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServerExtension;
  * on nothing share one: each must either name the thing or fail the call before the method runs.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class KeyValuesTest {
 
     @RegisterExtension

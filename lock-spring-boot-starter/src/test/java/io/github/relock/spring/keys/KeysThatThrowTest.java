@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import io.github.relock.test.RedisServerExtension;
  * stranger, leave nothing held.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class KeysThatThrowTest {
 
     @RegisterExtension

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import io.github.relock.test.RedisServerExtension;
  * wait and hold: never two bodies at once, nothing left held, nothing stuck.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class InstancesAndShutdownTest {
 
     @RegisterExtension

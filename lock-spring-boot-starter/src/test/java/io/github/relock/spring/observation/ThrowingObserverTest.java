@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import reactor.core.publisher.Mono;
  * lock is given back, the caller gets the method's own result or exception, and nothing hangs.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ThrowingObserverTest {
 
     @RegisterExtension

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,7 @@ import reactor.core.scheduler.Schedulers;
  * by take(1) or timeout(), cancelled while it waits. Each subscription holds the lock alone and gives it back.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReactiveSubscriptionsTest {
 
     @RegisterExtension

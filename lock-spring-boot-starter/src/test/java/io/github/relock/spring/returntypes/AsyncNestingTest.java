@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import io.github.relock.test.RedisServerExtension;
  * a busy lock.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class AsyncNestingTest {
 
     @RegisterExtension

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +25,7 @@ import reactor.core.publisher.Mono;
  * long as the implementation's real return type says.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class GenericHandlersTest {
 
     @RegisterExtension

@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,7 @@ import reactor.core.publisher.Mono;
  * asynchronous: the lock would be released before the work ran. Each must fail rather than run unlocked.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class WorkAfterReturnTest {
 
     @RegisterExtension

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServerExtension;
  * stops startup naming the attribute and what to write; extreme good ones work.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class WaitAndLeaseBoundsTest {
 
     @RegisterExtension
