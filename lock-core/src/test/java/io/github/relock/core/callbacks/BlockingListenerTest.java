@@ -18,8 +18,8 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * A lost-lock listener that blocks (a slow alert, a lock of its own) runs on the watchdog thread: while it
- * blocks, no other hold of the client is renewed, and another client takes a lock whose holder was never told.
+ * A lost-lock listener that blocks (a slow alert, a lock of its own) holds up neither the renewal of the
+ * client's other holds nor the reports of their losses, and close() still ends it and the client's threads.
  */
 @Timeout(60)
 @Tag("jdk-independent")
@@ -31,7 +31,7 @@ class BlockingListenerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    /** Held: a loss found by a renewal round is reported inside the round, whose guard still watches the others. */
+    /** A loss found by a renewal round is reported inside the round, whose guard still watches the others. */
     @Test
     void aListenerBlockingOnALossARenewalFoundStillLetsTheOtherHoldersBeTold() throws Exception {
         assertNoSilentOverlap(false);
@@ -75,8 +75,7 @@ class BlockingListenerTest {
 
     /**
      * close() while a listener sleeps (interruptibly) on a loss: close() ends in a bounded time and no thread of
-     * the client outlives it. Before the listeners had a thread of their own, close() interrupted the watchdog
-     * thread they ran on; held: the listeners' thread is interrupted too.
+     * the client outlives it: close() interrupts the listeners' own thread.
      */
     @Test
     void closeEndsAListenerThatWaitsAndLeavesNoThread() throws Exception {

@@ -21,6 +21,10 @@ import io.github.relock.core.testing.Probe;
 import io.github.relock.test.RedisServerExtension;
 import io.lettuce.core.api.sync.RedisCommands;
 
+/**
+ * User code that misbehaves in the client's callbacks (a lost-lock listener that throws an Error or closes the
+ * client, asynchronous waits completed by hand) leaves the client clean and the lock free.
+ */
 @Timeout(60)
 @Tag("jdk-independent")
 class MisbehavingCallbacksTest {

@@ -29,8 +29,8 @@ import io.github.relock.test.RedisServerExtension;
 /**
  * close() while a waiter opens the client's pub/sub connection to a Redis that does not answer new connections
  * (a TCP proxy that accepts and then forwards nothing, as a half-dead node or a stalled load balancer would):
- * PubSubConnection.close() takes the same lock the opening thread holds during its round trips, so close()
- * waits for the opening to time out (the factory's timeout; Lettuce's default is 60 s).
+ * close() returns without waiting for the opening to time out (the factory's timeout; Lettuce's default is
+ * 60 s).
  */
 @Timeout(60)
 @Tag("jdk-independent")

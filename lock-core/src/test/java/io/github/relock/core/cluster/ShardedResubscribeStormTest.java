@@ -22,7 +22,7 @@ import io.github.relock.test.RedisClusterSetup;
 import io.github.relock.test.RedisServer;
 
 /**
- * breakit7's storm, on a Redis Cluster with sharded pub/sub: the node that owns the locks' slot takes no new
+ * ResubscribeStormTest's storm, on a Redis Cluster with sharded pub/sub: the node that owns the locks' slot takes no new
  * connection (maxclients reached; commands on open connections still work), so no SSUBSCRIBE to it can be
  * sent. Every waiter looks again every 100 ms; one client should try to connect a few times a second, however
  * many waiters it has, and no wait may overrun its wait time by much.

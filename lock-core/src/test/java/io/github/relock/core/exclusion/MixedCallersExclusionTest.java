@@ -26,11 +26,7 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * FAILS (exclusive variant) through the SharedOwnerTest defect: a hand-off to one thread of an explicit owner
- * racing another thread of that owner's first acquisition (two lock()s counted as one level; fails the same
- * with 9fce4ff's scripts). The fair variant (no local hand-off) holds.
- *
- * <p>Three clients, threads, explicit owners shared by two threads, async owners, nested levels and lease
+ * Three clients, threads, explicit owners shared by two threads, async owners, nested levels and lease
  * lengthening re-entries, on one name: never two inside, tokens grow in the order holders got in, and every
  * worker finishes (a release that wakes nobody would stall a worker to the timeout).
  */

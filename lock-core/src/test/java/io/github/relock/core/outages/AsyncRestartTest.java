@@ -17,6 +17,7 @@ import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
 
+/** Asynchronous waits through a Redis restart that lost the lock take it soon after, not at the old lease's end. */
 @Timeout(60)
 @Tag("jdk-independent")
 class AsyncRestartTest {

@@ -20,7 +20,8 @@ import io.github.relock.test.RedisServerExtension;
 
 /**
  * An acquisition that timed out behind a partition (the caller got a LockOperationException) still reaches
- * Redis when the partition heals, and takes the lock for an owner that does not know it holds it.
+ * Redis when the partition heals, and takes the lock for an owner that does not know it holds it: another
+ * client still gets the lock within moments, not after that unwanted lease.
  */
 @Timeout(60)
 @Tag("jdk-independent")

@@ -19,9 +19,9 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * DEFECT (not introduced by b700bd3; present before it too). Two threads of ONE explicit owner both wait for a lock held by a third thread of the same client. The
- * release hands the lock to one of them (local hand-off); that one releases at once while the other still
- * sleeps as a hand-off candidate: the second hand-off goes from owner O to owner O.
+ * Two threads of one explicit owner both wait for a lock held by a third thread of the same client. The release
+ * hands the lock to one of them (local hand-off); that one releases at once while the other still sleeps as a
+ * hand-off candidate: the second hand-off, from owner O to owner O, keeps the lock in Redis.
  */
 @Timeout(60)
 @Tag("jdk-independent")

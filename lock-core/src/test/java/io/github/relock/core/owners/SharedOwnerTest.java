@@ -25,17 +25,11 @@ import io.github.relock.test.TestScale;
 /**
  * Two threads of one explicit owner, each lock()/unlock() balanced, against a thread of another client.
  *
- * <p>DEFECT in twoThreadsOfOneOwnerAndAThreadOwnerOfTheSameClient (Java side, not the scripts: it fails the same
- * with 9fce4ff's acquire.lua/release.lua swapped in; flaky, fails most runs on Redis 7, 1-3 s). Owner O's
- * threads T2 and T3 and a thread owner L of the same client. L releases and hands the lock to sleeping T2
- * (HandOff.java:66 puts Hold(O, t1) in the registry, outside O's turn) while T3, in O's turn, read no hold
- * for O (Acquisition.java:62) and sends acquire with holdsBefore 0. acquire.lua takes that for a replay
- * (line 21): HDEL O, new hold t2; Acquisition.java:143 puts Hold(O, t2, count 1) over T2's (or T2's put lands
- * over T3's). Two lock() calls returned, one level counted: the first unlock frees the lock in Redis while the
- * other thread is inside (another client and L get in: "got in while the owner was inside"), and the other's
- * fencingToken()/unlock() throw "not held". With the other order (t1 registered last) the unlock of stale t1
- * returns 0 via release.lua:16 (taken for a retried release) while O's t2 hold sits unrenewed in Redis: the
- * lock is held by nobody until its 30 s lease ends (MixedCallersExclusionTest sees every worker time out).
+ * <p>The hardest case, twoThreadsOfOneOwnerAndAThreadOwnerOfTheSameClient: a thread owner L of the same client
+ * hands the lock to one sleeping thread of owner O outside O's turn while another thread of O, in O's turn,
+ * makes O's first acquisition. Two lock() calls that returned count as two levels: the first unlock() never
+ * frees the lock in Redis while the other thread is inside, every fencingToken() and unlock() of O's threads
+ * works, and no stale level is left unrenewed in Redis to keep the lock held by nobody until its lease ends.
  */
 @Timeout(300)
 @Tag("jdk-independent")

@@ -22,9 +22,9 @@ import io.github.relock.test.RedisServerExtension;
 
 /**
  * Many waiters while no pub/sub connection can be opened, commands still working (Redis at maxclients, a
- * proxy that drops new connections): each waiter tries to open one every 100 ms, a storm of new connections
- * against a Redis that is already short of them. One client should try a few times a second, however many
- * waiters it has.
+ * proxy that drops new connections): one client tries to open one a few times a second, however many waiters
+ * it has, not each waiter every 100 ms, which would be a storm of new connections against a Redis that is
+ * already short of them.
  */
 @Timeout(30)
 @Tag("jdk-independent")

@@ -22,7 +22,7 @@ import io.github.relock.core.testing.OwnThread;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * Further attacks on waits whose pub/sub calls run off the waiter's thread: many of them at once, an interrupt
+ * Waits whose pub/sub calls run off the waiter's thread, while the pub/sub connection does not answer: many of them at once, an interrupt
  * or a cancel while the subscribe is under way, and what they leave behind once the connection answers again.
  */
 @Timeout(90)

@@ -23,11 +23,10 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * One explicit owner: a thread re-enters and releases in a loop while asynchronous re-entries of the same
- * owner are cancelled just as they are granted. A cancelled grant is given back by AsyncAcquire.granted(),
- * which calls Releases.unlock(hold) outside the owner's turn (OwnerTurns), while the thread's re-entries
- * and releases run inside it. Since b700bd3 the depth is a plain read-modify-write of Hold.count with no
- * Redis reply to resync it.
+ * Asynchronous re-entries of one explicit owner, cancelled just as they are granted while threads of that owner
+ * re-enter and release in a loop, never make the hold count drift. A cancelled grant is given back outside the
+ * owner's turn, while the threads' re-entries and releases run inside it, and the count is kept in the client
+ * with no Redis reply to resync it.
  */
 @Timeout(120)
 @Tag("jdk-independent")
@@ -48,14 +47,14 @@ class CancelledAsyncReentryTest {
         client.close();
     }
 
-    /** DEFECT: 3 threads of one owner re-enter and release while async re-entries are cancelled. */
+    /** Three threads of one owner re-enter and release while async re-entries are cancelled. */
     @Test
     void cancelledAsyncReentriesNeverDriftTheDepth() throws Exception {
         run(3);
     }
 
     /**
-     * HELD: one caller thread only; it cancels async re-entries and unlocks the ones that were granted.
+     * One caller thread only; it cancels async re-entries and unlocks the ones that were granted.
      * The client's own async threads race each other (a grant given back vs the next attempt).
      */
     @Test

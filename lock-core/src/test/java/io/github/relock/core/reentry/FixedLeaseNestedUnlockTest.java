@@ -18,7 +18,7 @@ import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
 
-/** A fixed lease the client KNOWS has run out (isLost() is true), with a level re-entered locally. */
+/** An unlock() under a fixed lease the client knows has run out (isLost() is true) reports the loss, nested levels included. */
 @Timeout(30)
 @Tag("jdk-independent")
 class FixedLeaseNestedUnlockTest {
@@ -42,10 +42,9 @@ class FixedLeaseNestedUnlockTest {
     }
 
     /**
-     * DEFECT: lock(300ms); nested lock(100ms) (local); lease runs out; another client takes the lock.
-     * isLost() already says true, yet the nested unlock() returns normally. Before b700bd3 it went to
-     * Redis and threw LockLostException; the README row says "unlock() after the lease ran out ->
-     * LockLostException".
+     * lock(300ms); nested lock(100ms) (local); the lease runs out; another client takes the lock. isLost() says
+     * true, and the nested unlock() throws LockLostException, as the README's row "unlock() after the lease ran
+     * out -> LockLostException" says.
      */
     @Test
     void nestedUnlockAfterAKnownFixedLeaseEndReportsTheLoss() throws Exception {
@@ -68,11 +67,9 @@ class FixedLeaseNestedUnlockTest {
     }
 
     /**
-     * DEFECT (same cause, worse outcome): as above, but the outer level runs on past one watchdog timeout
-     * after the lease ended. The nested unlock() returned normally, the registry then forgets the hold
-     * (HoldRegistry.forgetEndedBefore), and the outermost unlock() throws a bare
-     * IllegalMonitorStateException ("not held"): no call ever reports LockLostException, although
-     * another client held the lock while the owner's outer level still ran.
+     * As above, but the outer level runs on past one watchdog timeout after the lease ended, long enough for
+     * the client to forget the hold: one of the unlocks still reports LockLostException, never only a bare
+     * IllegalMonitorStateException ("not held"), since another client held the lock while the outer level ran.
      */
     @Test
     void theLossOfAFixedLeaseUnderANestedLevelIsReportedByOneOfTheUnlocks() throws Exception {

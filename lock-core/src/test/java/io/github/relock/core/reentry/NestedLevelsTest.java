@@ -32,7 +32,7 @@ import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
 
-/** Scenarios that HELD on b700bd3 (each should pass): re-entry counted in the client, attacked from many sides. */
+/** Re-entry counted in the client keeps every guarantee of the other features and under faults, level by level. */
 @Timeout(60)
 @Tag("jdk-independent")
 class NestedLevelsTest {

@@ -20,10 +20,9 @@ import io.github.relock.test.RedisServerExtension;
 /**
  * A field in the lock hash that no owner of this library wrote (an operator's HSET, another tool). The last
  * release takes only its own field (HDEL: one call that is also the owner check), so such a field keeps the
- * lock busy, held by nobody, until the hash's lease ends; never two owners. A break-it pass found this when the
- * release stopped deleting the whole hash; the README states it as a limit (the keys are relock's own). A
- * release that deleted the whole hash on the fencing counter's word alone freed another owner's lock for
- * anyone who knew its token (ReplayedCommandsTest caught that), so the limit stays.
+ * lock busy, held by nobody, until the hash's lease ends; never two owners. The README states it as a limit (the
+ * keys are relock's own). A release that deleted the whole hash on the fencing counter's word alone would free
+ * another owner's lock for anyone who knew its token (ReplayedCommandsTest guards that), so the limit stays.
  */
 @Timeout(60)
 @Tag("jdk-independent")
@@ -71,7 +70,7 @@ class StrayFieldTest {
         assertThat(mine.isLocked()).isFalse();
     }
 
-    /** Held on both scripts (not a regression): a hash with no TTL written while the lock was free. */
+    /** A hash with no TTL written by hand while the lock was free: busy for ever, until forceUnlock. */
     @Test
     void aHashWithoutTtlWrittenByHandIsBusyForeverButForceUnlockFreesIt() throws Exception {
         ReentrantDistributedLock lock = a.getLock("bk2:no-ttl");

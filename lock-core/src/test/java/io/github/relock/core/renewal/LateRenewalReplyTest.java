@@ -24,9 +24,9 @@ import io.github.relock.test.RedisServerExtension;
 
 /**
  * A renewal that Redis ran but whose reply came only after the hold's lease end: the holder was rightly told
- * the lock was lost (it could not know), and its unlock() says so and sends nothing. But Redis renewed the
- * hold, so nobody may take the lock for another whole lease, unless the client gives back what the late
- * reply says it still holds.
+ * the lock was lost (it could not know), and its unlock() says so and sends nothing. Redis renewed the hold,
+ * so the client gives back what the late reply says it still holds, rather than keep everyone out of the lock
+ * for another whole lease.
  */
 @Timeout(60)
 @Tag("jdk-independent")

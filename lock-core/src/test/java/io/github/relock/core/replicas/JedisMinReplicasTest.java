@@ -23,8 +23,8 @@ import io.github.relock.core.UnsupportedRedisDriverException;
 import io.github.relock.test.RedisServer;
 
 /**
- * Jedis with {@code minReplicas}: refused at build (held); behind a wrapper that could not connect at build, the
- * first acquisition grants nothing (held), but was refused as "Redis did not answer", which it did.
+ * Jedis with {@code minReplicas} is refused at build; behind a wrapper that could not connect at build, the first
+ * acquisition grants nothing and is refused as the driver it is, not as "Redis did not answer" (it did).
  */
 @Timeout(60)
 @Tag("jdk-independent")

@@ -15,7 +15,7 @@ import io.github.relock.core.Replication;
 import io.github.relock.test.RedisServer;
 
 /**
- * Held: with {@code minReplicas(1)} and the replica killed mid-hold, a re-entry that lengthens the lease is tried
+ * With {@code minReplicas(1)} and the replica killed mid-hold, a re-entry that lengthens the lease is tried
  * again and again for its wait, each time taken and given back on the primary: it fails closed, and the outer
  * hold stays as it was (count, token, Redis's count never raised); the unacknowledged releases then count once
  * each and free the lock.

@@ -19,9 +19,9 @@ import io.github.relock.test.RedisServer;
 
 /**
  * With {@code minReplicas(1)} and the replica paused, the watchdog reports a hold lost when the lease the replica
- * acknowledged would end; but the renewal that found this out went through on the primary, which keeps the lock
- * a whole watchdog timeout more. The holder is told it lost the lock and its {@code unlock()} sends nothing, so
- * once the replica is back nobody holds the lock and nobody can take it until that unwanted lease ends.
+ * acknowledged would end, though the renewal that found this out went through on the primary. The holder is told
+ * it lost the lock and its {@code unlock()} sends nothing, so the client gives the hold back itself: once the
+ * replica is back the lock is free, not held by nobody for a whole watchdog timeout more.
  */
 @Timeout(60)
 @Tag("jdk-independent")

@@ -18,9 +18,9 @@ import io.github.relock.core.RedisLockClient;
 import io.github.relock.test.RedisServer;
 
 /**
- * The acknowledgement timeout must stay 200 ms under the command timeout (breakit10); a factory that wraps
- * Lettuce's (tracing, metrics) does not tell its timeout when built, so nothing checked it: a WAIT that outlasts
- * the driver fails the acquisition as "Redis did not answer", and its give-back queues behind the WAIT.
+ * The acknowledgement timeout stays 200 ms under the command timeout (ReplicaAckTimeoutMarginTest), also behind
+ * a factory that wraps Lettuce's (tracing, metrics) and does not tell its timeout when built: a WAIT that would
+ * outlast the driver is refused cleanly, not failed as "Redis did not answer" with its give-back queued behind it.
  */
 @Timeout(60)
 @Tag("jdk-independent")

@@ -6,7 +6,7 @@ import java.util.function.BooleanSupplier;
 
 import io.lettuce.core.api.sync.RedisCommands;
 
-/** Small observations of the JVM and the server, shared by the breakit5 tests. */
+/** Small observations of the JVM and the server: relock's threads, subscriptions and connections. */
 public final class Probe {
 
     private Probe() {

@@ -22,10 +22,9 @@ import io.github.relock.core.testing.Lines;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * A client whose waiters all gave up (timed out, or an async wait cancelled) stayed in the plain lock's line: the
- * next release kept the lock 50 ms for it, refusing everybody, tryLock() included, although nobody wanted the
- * lock. Under overload (waits that time out) every release then costs a 50 ms dead turn, and more waits time
- * out. A client whose last local waiter of a lock gives up now leaves the line.
+ * A client whose last local waiter of a lock gives up (timed out, or an async wait cancelled) leaves the plain
+ * lock's line: the next release keeps no turn for it, so the lock is free at once for anyone, tryLock()
+ * included. A turn kept for nobody would cost every release 50 ms under overload, and more waits would time out.
  */
 @Timeout(60)
 @Tag("jdk-independent")

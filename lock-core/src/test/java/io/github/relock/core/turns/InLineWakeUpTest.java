@@ -19,11 +19,10 @@ import io.github.relock.core.testing.Lines;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * A client second in line hears "-A:B:" (A took its turn) and does nothing: its waiter keeps the sleep it chose
- * from its last attempt, i.e. the PREVIOUS holder's remaining lease. If A's hold then ends without a release
- * (a fixed lease left to run out, a documented pattern), nobody announces anything and B sleeps on for the old
- * holder's lease (30 s watchdog lease here; minutes with a long explicit lease), although the lock is free
- * after A's 300 ms lease.
+ * A client second in line hears "-A:B:" (A took its turn), and A's hold then ends without a release (a fixed
+ * lease left to run out, a documented pattern), so nobody announces anything: B's waiter wakes when A's 300 ms
+ * lease ends, not at the end of the sleep it chose from the previous holder's lease (30 s watchdog lease here;
+ * minutes with a long explicit lease).
  */
 @Timeout(60)
 @Tag("jdk-independent")

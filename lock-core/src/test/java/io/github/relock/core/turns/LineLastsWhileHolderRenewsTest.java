@@ -19,10 +19,10 @@ import io.github.relock.core.testing.Lines;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * The line's TTL is set when a client joins (the holder's lease left, plus a turn) and never lengthened while
- * that client waits: a holder whose watchdog keeps renewing outlives it, the line expires, and a client that
- * starts waiting later joins a new line ahead of the one that waited longer (the order turns promise is lost).
- * A waiting client already in line lengthens the line to the holder's lease when it looks again.
+ * A waiting client already in line lengthens the line to the holder's lease when it looks again. The line's TTL
+ * is set when a client joins (the holder's lease left, plus a turn); a holder whose watchdog keeps renewing
+ * would outlive it, and a client that starts waiting later would join a new line ahead of the one that waited
+ * longer, breaking the order turns promise.
  */
 @Timeout(60)
 @Tag("jdk-independent")
