@@ -177,7 +177,7 @@ public final class BenchmarkMain {
     }
 
     /**
-     * S4 (issue 13, item 3): W2 and W3 on the harness's standalone server, then on a 3-primary cluster of
+     * S4: W2 and W3 on the harness's standalone server, then on a 3-primary cluster of
      * redis-server processes (lock-test-support's {@link RedisClusterSetup}), counted the same way; then renewal
      * rounds on the cluster. Libraries that cannot be pointed at a cluster are skipped, with the reason.
      */
@@ -235,7 +235,7 @@ public final class BenchmarkMain {
         }
     }
 
-    /** With W2: what each library leaves in Redis per lock name once its locks are released (issue 13). */
+    /** With W2: what each library leaves in Redis per lock name once its locks are released. */
     private static void leftovers(List<LockLibrary> libraries, RunContext context, Report report) {
         Leftovers pass = new Leftovers();
         for (LockLibrary library : libraries) {

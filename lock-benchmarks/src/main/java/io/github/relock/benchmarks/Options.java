@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here, and its charts beside it
  *
- * <p>Workload {@code scale} (not run by default) runs S1, S2, S3 and S4 of issue 13; {@code S2} alone runs only
+ * <p>Workload {@code scale} (not run by default) runs S1, S2, S3 and S4; {@code S2} alone runs only
  * S2, the many-waiters run (well under 2 minutes per library), e.g. {@code --libs=relock,redisson --workloads=S2};
  * {@code S4} alone runs only the Redis Cluster comparison, e.g. {@code --libs=relock,redisson --workloads=S4}.
  */
@@ -53,7 +53,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "annotation");
     /**
-     * Also known, not run by default: {@code scale} (S1, S2, S3 and S4 of issue 13; about 8 minutes for two
+     * Also known, not run by default: {@code scale} (S1, S2, S3 and S4; about 8 minutes for two
      * libraries), {@code S2} (only the many-waiters part of it) and {@code S4} (only the Redis Cluster part, about
      * 1.5 minutes for relock and Redisson).
      */

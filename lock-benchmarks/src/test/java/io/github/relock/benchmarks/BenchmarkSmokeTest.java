@@ -91,8 +91,8 @@ class BenchmarkSmokeTest {
         assertTrue(markdown.contains("| redisson | W5 | 2x2 |") && markdown.contains("| relock | W6 | 2x2 |"), markdown);
         assertTrue(markdown.contains("| raw | W6 | - |") && markdown.contains("skipped: RAW runs only"), markdown);
         assertTrue(markdown.contains("| lean | W2 | 4 |") && markdown.contains("| lean | 0.00 | 0 |"), markdown);
-        assertTrue(markdown.contains("| W2 (issue 13): relock ≤ 9 Redis calls per lock/unlock pair")
-                && markdown.contains("| W2 (issue 13): relock ≥ 0.95× the lean floor |"), markdown);
+        assertTrue(markdown.contains("| W2: relock ≤ 9 Redis calls per lock/unlock pair")
+                && markdown.contains("| W2: relock ≥ 0.95× the lean floor |"), markdown);
 
         // --out: the report, then its charts beside it, drawn from this run's rows
         Path out = dir.resolve("smoke.md");

@@ -23,7 +23,7 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
 
 /**
- * What a nested {@code @DistributedLock} call on the same key costs (issue 13, item 1), on a redis-server of
+ * What a nested {@code @DistributedLock} call on the same key costs, on a redis-server of
  * its own. {@code payWith*}: a locked outer call whose inner call is annotated too (it re-enters) or is the
  * same method without the annotation; the target is a ratio of at most 1.1. {@code whileHeld*}: the inner
  * call alone, made while this thread holds the lock, and the API's re-entry pair: their cost in the JVM.

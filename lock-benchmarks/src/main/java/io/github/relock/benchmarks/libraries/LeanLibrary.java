@@ -21,7 +21,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
- * The lean floor (issue 13): the smallest script pair that still gives an owner-checked reentrant lock,
+ * The lean floor: the smallest script pair that still gives an owner-checked reentrant lock,
  * Redisson-style: one hash per lock, the owner's hold count in its field. Acquisition is one script
  * ({@code lean/acquire.lua}: take or re-enter, else return the remaining lease), release is one script
  * ({@code lean/release.lua}: only the owner counts down; the last hold deletes the hash and publishes).

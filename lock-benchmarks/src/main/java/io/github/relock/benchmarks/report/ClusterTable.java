@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** S4 (issue 13, item 3): the same workloads standalone and on a 3-primary cluster, and renewal per slot. */
+/** S4: the same workloads standalone and on a 3-primary cluster, and renewal per slot. */
 final class ClusterTable {
 
     private ClusterTable() {

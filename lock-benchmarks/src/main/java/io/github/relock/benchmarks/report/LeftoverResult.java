@@ -3,7 +3,7 @@ package io.github.relock.benchmarks.report;
 import java.util.List;
 
 /**
- * What one library leaves in Redis per lock name once its locks are released (issue 13, item 5).
+ * What one library leaves in Redis per lock name once its locks are released.
  *
  * @param library           library id
  * @param names             distinct names locked once each and released

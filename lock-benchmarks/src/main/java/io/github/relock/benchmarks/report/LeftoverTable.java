@@ -3,7 +3,7 @@ package io.github.relock.benchmarks.report;
 import java.util.List;
 import java.util.Locale;
 
-/** What each library leaves in Redis per lock name after release (issue 13, item 5); no target, a figure. */
+/** What each library leaves in Redis per lock name after release; no target, a figure. */
 final class LeftoverTable {
 
     private LeftoverTable() {
@@ -13,7 +13,7 @@ final class LeftoverTable {
         if (rows.isEmpty()) {
             return;
         }
-        out.append("Left in Redis after release (issue 13): on an emptied Redis, one client locks ").append(rows.get(0).names())
+        out.append("Left in Redis after release: on an emptied Redis, one client locks ").append(rows.get(0).names())
                 .append(" distinct names once each on one thread and releases them. Keys: those a SCAN of the whole "
                         + "database finds afterwards and did not before. Bytes: MEMORY USAGE of each of them, summed. "
                         + "used_memory: INFO memory after less before, which also counts what Redis keeps beside a key "

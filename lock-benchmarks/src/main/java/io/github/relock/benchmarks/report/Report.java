@@ -182,7 +182,7 @@ public final class Report {
         }
         List<String> targets = targets();
         if (!targets.isEmpty()) {
-            out.append("| target (issue 6; W5, W6: issue 11; W4, and W2 against the lean floor: issue 13) | figure in this run | verdict |\n|---|---|---|\n");
+            out.append("| target | figure in this run | verdict |\n|---|---|---|\n");
             targets.forEach(t -> out.append(t).append('\n'));
             out.append('\n');
         }
@@ -196,7 +196,7 @@ public final class Report {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // the issue's targets, checked against this run's own figures
+    // the targets, checked against this run's own figures
 
     private List<String> targets() {
         List<String> rows = new ArrayList<>(targets("relock"));
@@ -229,12 +229,12 @@ public final class Report {
         });
         overlaps(relockId, "W3").ifPresent(rows::add);
         find(relockId, "W4").ifPresent(relock -> {
-            find("raw", "W4").ifPresent(raw -> rows.add(throughputTarget("W4 (issue 13): relock ≥ 2.5× RAW", relock,
+            find("raw", "W4").ifPresent(raw -> rows.add(throughputTarget("W4: relock ≥ 2.5× RAW", relock,
                     raw, 2.5)));
             // the faster of Spring Integration's two lock registries
             Stream.of("si-spin", "si-pubsub").map(si -> find(si, "W4")).flatMap(Optional::stream)
                     .max(Comparator.comparingDouble(Result::opsPerSecond))
-                    .ifPresent(si -> rows.add(throughputTarget("W4 (issue 13): relock ≥ 1.5× Spring Integration ("
+                    .ifPresent(si -> rows.add(throughputTarget("W4: relock ≥ 1.5× Spring Integration ("
                             + si.library() + ")", relock, si, 1.5)));
         });
         find(relockId, "W5").ifPresent(relock -> find("redisson", "W5").ifPresent(r -> {
@@ -279,26 +279,26 @@ public final class Report {
     }
 
     /**
-     * Issue 13, item 5: server work per uncontended pair against the lean floor (the leanest owner-checked
+     * Server work per uncontended pair against the lean floor (the leanest owner-checked
      * reentrant scripts), and throughput against it and against Spring Integration.
      */
     private List<String> leanTargets(Result relock) {
         List<String> rows = new ArrayList<>();
         Optional<Result> lean = find("lean", "W2");
-        rows.add(row("W2 (issue 13): relock ≤ 9 Redis calls per lock/unlock pair, fencing kept",
+        rows.add(row("W2: relock ≤ 9 Redis calls per lock/unlock pair, fencing kept",
                 ratio(relock.callsPerOp()) + " calls/pair" + lean.map(l -> " (lean floor " + ratio(l.callsPerOp())
                         + ", no fencing)").orElse(""), relock.callsPerOp() <= 9.0));
         lean.ifPresent(l -> {
             double cpu = relock.redisCpuMicros() / l.redisCpuMicros();
-            rows.add(row("W2 (issue 13): relock Redis CPU per pair ≤ 1.1× the lean floor's", String.format(Locale.ROOT,
+            rows.add(row("W2: relock Redis CPU per pair ≤ 1.1× the lean floor's", String.format(Locale.ROOT,
                     "%.2f× (%s vs %s µs/pair)", cpu, micros(relock.redisCpuMicros()), micros(l.redisCpuMicros())),
                     cpu <= 1.1));
-            rows.add(throughputTarget("W2 (issue 13): relock ≥ 0.95× the lean floor", relock, l, 0.95));
+            rows.add(throughputTarget("W2: relock ≥ 0.95× the lean floor", relock, l, 0.95));
         });
         // the faster of Spring Integration's two lock registries
         Stream.of("si-spin", "si-pubsub").map(si -> find(si, "W2")).flatMap(Optional::stream)
                 .max(Comparator.comparingDouble(Result::opsPerSecond))
-                .ifPresent(si -> rows.add(throughputTarget("W2 (issue 13): relock ≥ Spring Integration ("
+                .ifPresent(si -> rows.add(throughputTarget("W2: relock ≥ Spring Integration ("
                         + si.library() + ")", relock, si, 1.0)));
         return rows;
     }

@@ -1,7 +1,7 @@
 package io.github.relock.benchmarks.report;
 
 /**
- * One library's figures in the {@code scale} group (issue 13). NaN where a figure was not measured.
+ * One library's figures in the {@code scale} group. NaN where a figure was not measured.
  *
  * @param library           library id
  * @param heldLocks         S1: locks held at once with no lease

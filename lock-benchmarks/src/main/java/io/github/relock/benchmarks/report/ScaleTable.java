@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The {@code scale} table (S1 many held locks, S3 key churn) and its targets from issue 13. */
+/** The {@code scale} table (S1 many held locks, S3 key churn) and its targets. */
 final class ScaleTable {
 
     private ScaleTable() {

@@ -1,7 +1,7 @@
 package io.github.relock.benchmarks.report;
 
 /**
- * One library's S2 run (issue 13): many asynchronous waiters on fewer keys, each holding its key briefly.
+ * One library's S2 run: many asynchronous waiters on fewer keys, each holding its key briefly.
  *
  * @param library           library id
  * @param clients           independent clients the waiters were spread over

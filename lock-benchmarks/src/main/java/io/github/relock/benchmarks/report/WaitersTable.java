@@ -3,10 +3,10 @@ package io.github.relock.benchmarks.report;
 import java.util.List;
 import java.util.Locale;
 
-/** The S2 table (many waiters) and its targets from issue 13, for every library that ran it. */
+/** The S2 table (many waiters) and its targets, for every library that ran it. */
 final class WaitersTable {
 
-    /** Issue 13's bound on the 99th percentile wake-up delay on loopback. */
+    /** The target bound on the 99th percentile wake-up delay on loopback. */
     static final long P99_TARGET_MICROS = 5_000;
 
     private WaitersTable() {

@@ -23,7 +23,7 @@ import io.github.relock.benchmarks.report.RenewalResult;
 import io.lettuce.core.cluster.SlotHash;
 
 /**
- * S4 (issue 13, item 3): W2 and W3 on a standalone server and on a 3-primary cluster, with the same counting
+ * S4: W2 and W3 on a standalone server and on a 3-primary cluster, with the same counting
  * for both: client commands per operation (MONITOR on every node), PUBLISH and SPUBLISH calls per operation
  * (INFO commandstats on every node), and what the cluster bus carries to the nodes per announced release
  * (classic PUBLISH is broadcast to every node; SPUBLISH stays in the shard). Then renewal rounds of

@@ -18,7 +18,7 @@ import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * What a library leaves in Redis per lock name once the lock is released (issue 13, item 5): on an
+ * What a library leaves in Redis per lock name once the lock is released: on an
  * emptied Redis, one client locks {@value #NAMES} distinct names once each on one thread and releases
  * them; every key there afterwards that was not there before is counted, sized with {@code MEMORY USAGE},
  * and described by its shape and remaining time to live. A lock and release of one more name come first,
