@@ -1,6 +1,7 @@
 package io.github.relock.core;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -239,6 +240,14 @@ public interface ReentrantDistributedLock extends Lock {
      * @throws IllegalMonitorStateException if this handle's owner does not hold the lock
      */
     long fencingToken();
+
+    /**
+     * The owner's hold on this lock as this client last saw it, without a Redis round trip: its fencing token,
+     * hold count and lease. Empty if this handle's owner has no hold here. A hold the client knows is lost is
+     * still returned while the client keeps its record, with the token it was taken with; {@link #isLost()} says
+     * whether it is, and a write fenced by the token refuses it in any case.
+     */
+    Optional<HeldLock> currentHold();
 
     /**
      * Not supported: a condition would need the wait set to live in Redis as well.

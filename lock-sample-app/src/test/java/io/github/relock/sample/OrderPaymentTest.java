@@ -4,6 +4,7 @@ import static io.github.relock.sample.TestSupport.contentType;
 import static io.github.relock.sample.TestSupport.get;
 import static io.github.relock.sample.TestSupport.post;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.math.BigDecimal;
@@ -26,6 +27,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.Environment;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -35,6 +37,7 @@ import com.jayway.jsonpath.JsonPath;
 
 import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.StaleFencingTokenException;
 import io.github.relock.sample.orders.Order;
 import io.github.relock.sample.orders.OrderRepository;
 import io.github.relock.sample.orders.Payment;
@@ -164,6 +167,20 @@ class OrderPaymentTest {
         Integer holdCount = transactions.execute(status -> ledger.record(order, payment));
 
         assertThat(holdCount).isEqualTo(1);
+    }
+
+    @Test
+    void markingPaidIsFencedAndTheDatabaseKeepsOnePaymentPerOrder() {
+        Order order = orders.create("hopper", new BigDecimal("3.00"));
+        transactions.executeWithoutResult(status -> orders.markPaid(order.id(), 10)); // a later holder wrote
+
+        assertThatThrownBy(() -> transactions.executeWithoutResult(status -> orders.markPaid(order.id(), 9)))
+                .as("an earlier hold's token").isInstanceOf(StaleFencingTokenException.class)
+                .hasMessageContaining("the row carries token 10 in fencing_token");
+        orders.insertPayment(order.id(), order.amount(), 10, "test");
+        assertThatThrownBy(() -> orders.insertPayment(order.id(), order.amount(), 10, "test"))
+                .isInstanceOf(DuplicateKeyException.class);
+        assertThat(orders.countPayments(order.id())).isEqualTo(1);
     }
 
     @Test

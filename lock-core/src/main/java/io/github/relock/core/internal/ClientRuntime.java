@@ -142,8 +142,7 @@ public final class ClientRuntime implements AutoCloseable {
         List<HeldLock> held = new ArrayList<>();
         for (Hold hold : context.holds().all()) {
             if (!hold.lost()) {
-                held.add(new HeldLock(hold.keys().name(), hold.keys().lock(), hold.owner(), hold.ownerThread(),
-                        hold.count(), hold.fencingToken(), hold.acquiredAt(), hold.leaseExpiresAt(), hold.watchdog()));
+                held.add(hold.heldLock());
             }
         }
         return held;

@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.core.HeldLock;
+
 /**
  * What the client knows about one owner's hold on one lock. The owner changes its count; the
  * watchdog reads it and may mark it lost.
@@ -84,6 +86,12 @@ public final class Hold {
 
     public @Nullable String ownerThread() {
         return ownerThread;
+    }
+
+    /** What the API shows of this hold: a snapshot, taken now. */
+    public HeldLock heldLock() {
+        return new HeldLock(keys.name(), keys.lock(), owner(), ownerThread, count, fencingToken, acquiredAt(),
+                leaseExpiresAt(), watchdog);
     }
 
     public long fencingToken() {

@@ -3,6 +3,7 @@ package io.github.relock.core.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -10,6 +11,7 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.MultiLock;
@@ -206,6 +208,12 @@ final class RedisMultiLock implements MultiLock {
     @Override
     public long fencingToken() {
         return locks.get(0).fencingToken();
+    }
+
+    /** The first lock's hold, as {@link #fencingToken()} is the first lock's token; {@link #locks()} has the others. */
+    @Override
+    public Optional<HeldLock> currentHold() {
+        return locks.get(0).currentHold();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.relock.core.internal;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -9,6 +10,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
+import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.LockSettings;
@@ -205,6 +207,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
                     + ", so there is no fencing token");
         }
         return hold.fencingToken();
+    }
+
+    @Override
+    public Optional<HeldLock> currentHold() {
+        Hold hold = context.holds().get(keys, holder().id());
+        return hold == null ? Optional.empty() : Optional.of(hold.heldLock());
     }
 
     @Override

@@ -7,12 +7,16 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
 import org.springframework.stereotype.Repository;
+
+import io.github.relock.core.StaleFencingTokenException;
+import io.github.relock.spring.jdbc.FencedJdbc;
 
 /** Orders and payments in H2 ({@code schema.sql}), with plain SQL. */
 @Repository
@@ -41,11 +45,14 @@ public class OrderRepository {
     }
 
     /**
-     * Marks the order paid. Unconditionally, on purpose: an {@code AND status = 'NEW'} here would be an
-     * optimistic check that hides a broken lock instead of showing it.
+     * Marks the order paid, fenced by the lock hold's {@code fencingToken}: the order keeps the highest token that
+     * wrote it, and a holder whose lease ran out (so a later holder wrote the order with a higher token) is refused.
+     * No {@code AND status = 'NEW'}: that optimistic check would hide a broken lock instead of showing it.
+     *
+     * @throws StaleFencingTokenException if a later holder of the order's lock has written it
      */
-    public void markPaid(long orderId) {
-        jdbc.sql("UPDATE orders SET status = 'PAID' WHERE id = ?").param(orderId).update();
+    public void markPaid(long orderId, long fencingToken) {
+        FencedJdbc.advance(jdbc, "orders", "id", orderId, "fencing_token", fencingToken, Map.of("status", "PAID"));
     }
 
     public Payment insertPayment(long orderId, BigDecimal amount, long fencingToken, String paidBy) {

@@ -4,8 +4,9 @@ import java.math.BigDecimal;
 import java.time.Instant;
 
 /**
- * One payment of an order. There must never be two for one order; the database does not enforce that
- * (no unique constraint on {@code order_id}, on purpose), the lock does.
+ * One payment of an order. There is never a second one for an order: the lock lets one payment at a time
+ * decide, the fenced write of the order refuses a payment whose lease ran out, and {@code payments.order_id} is
+ * unique in the database.
  *
  * @param id           the payment id
  * @param orderId      the order it paid

@@ -7,7 +7,8 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
 
-import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.HeldLock;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.sample.orders.Order;
 import io.github.relock.sample.orders.Payment;
@@ -23,28 +24,27 @@ public class LedgerService {
     private static final Logger log = LoggerFactory.getLogger(LedgerService.class);
 
     private final JdbcClient jdbc;
-    private final RedisLockClient locks;
 
-    public LedgerService(JdbcClient jdbc, RedisLockClient locks) {
+    public LedgerService(JdbcClient jdbc) {
         this.jdbc = jdbc;
-        this.locks = locks;
     }
 
     /**
      * Writes the two ledger lines of a payment.
      *
-     * @return the hold count of the order's lock while this ran, as Redis reports it
+     * @return the hold count of the order's lock while this ran
      */
     @DistributedLock(name = PaymentLocks.NAME, key = "#order.id")
     @Transactional(propagation = Propagation.MANDATORY)
     public int record(Order order, Payment payment) {
-        int holdCount = locks.getLock(PaymentLocks.of(order.id())).getHoldCount();
+        HeldLock held = CurrentLock.get(); // inside pay(): the same hold and token, one level deeper
+        int holdCount = held.holdCount();
         if (holdCount > 1) {
             log.info("Ledger for order {}: lock {} re-entered by the nested call, hold count {}", order.id(),
-                    PaymentLocks.of(order.id()), holdCount);
+                    held.name(), holdCount);
         }
         else {
-            log.info("Ledger for order {}: lock {} taken, hold count {}", order.id(), PaymentLocks.of(order.id()), holdCount);
+            log.info("Ledger for order {}: lock {} taken, hold count {}", order.id(), held.name(), holdCount);
         }
         jdbc.sql("INSERT INTO ledger_entries (order_id, payment_id, account, amount) VALUES (?, ?, ?, ?)")
                 .params(order.id(), payment.id(), "receivable:" + order.customer(), payment.amount().negate())

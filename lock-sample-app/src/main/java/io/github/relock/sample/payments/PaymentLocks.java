@@ -3,7 +3,8 @@ package io.github.relock.sample.payments;
 /**
  * The lock that guards paying an order. {@code @DistributedLock(name = "payments", key = "#order.id")}
  * names it {@code payments:<order id>} (name, colon, key), and its Redis key is
- * {@code lock:{payments:<order id>}}.
+ * {@code lock:{payments:<order id>}}. Code inside the lock reads its hold with
+ * {@link io.github.relock.spring.CurrentLock#get()}.
  */
 public final class PaymentLocks {
 
@@ -11,10 +12,5 @@ public final class PaymentLocks {
     public static final String NAME = "payments";
 
     private PaymentLocks() {
-    }
-
-    /** The name of the lock on one order, as the starter forms it. */
-    public static String of(long orderId) {
-        return NAME + ":" + orderId;
     }
 }

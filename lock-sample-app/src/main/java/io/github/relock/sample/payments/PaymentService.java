@@ -8,11 +8,12 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 import io.github.relock.core.RedisLockClient;
-import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.HeldLock;
 import io.github.relock.sample.orders.Order;
 import io.github.relock.sample.orders.OrderNotFoundException;
 import io.github.relock.sample.orders.OrderRepository;
 import io.github.relock.sample.orders.Payment;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
 
@@ -23,6 +24,11 @@ import io.github.relock.spring.LockNotAcquiredException;
  * the lock is taken first, the transaction runs inside it, and the lock is released only after the
  * commit, so the next holder always reads the committed {@code PAID}. Everything that decides whether to
  * pay happens inside the lock: the order passed in was read before it and is only used for its id.
+ *
+ * <p>The lock alone cannot stop a payment whose lease ran out in a long pause (GC, a slow card processor) from
+ * writing after the next holder: marking the order paid is therefore a write fenced by this hold's fencing token
+ * ({@link CurrentLock}, {@code FencedJdbc}), which the database refuses once a later holder has written the order.
+ * {@code payments.order_id} is unique as well: a second payment of one order fails, whatever happened to the lock.
  *
  * <p>Wait and lease times: {@code relock.locks.payments.*} in {@code application.yml}.
  */
@@ -64,25 +70,23 @@ public class PaymentService {
     }
 
     private PaymentReceipt payUnderLock(Order order, Duration extraDelay) {
-        String lockName = PaymentLocks.of(order.id());
-        ReentrantDistributedLock lock = locks.getLock(lockName);
+        HeldLock held = CurrentLock.get(); // this call's hold on payments:<order id>
         Order current = orders.find(order.id()).orElseThrow(() -> new OrderNotFoundException(order.id()));
         if (current.isPaid()) {
             long paidBy = orders.payments(current.id()).stream().mapToLong(Payment::id).findFirst().orElse(-1);
             log.info("Order {} is already paid (payment {}): nothing charged", current.id(), paidBy);
             throw new OrderAlreadyPaidException(current.id(), paidBy);
         }
-        int holdCount = lock.getHoldCount();
-        long fencingToken = lock.fencingToken();
-        log.info("Paying order {} under lock {}: hold count {}, fencing token {}, client {}", current.id(), lockName,
-                holdCount, fencingToken, locks.getClientId());
+        log.info("Paying order {} under lock {}: hold count {}, fencing token {}, client {}", current.id(), held.name(),
+                held.holdCount(), held.fencingToken(), locks.getClientId());
         gateway.charge(current, extraDelay);
-        Payment payment = orders.insertPayment(current.id(), current.amount(), fencingToken, locks.getClientId());
+        // fenced: refused (and the transaction rolled back) if a later holder of this lock wrote the order meanwhile
+        orders.markPaid(current.id(), held.fencingToken());
+        Payment payment = orders.insertPayment(current.id(), current.amount(), held.fencingToken(), locks.getClientId());
         int nestedHoldCount = ledger.record(current, payment); // same key, same thread: re-enters
-        orders.markPaid(current.id());
         log.info("Paid order {}: payment {} of {}; lock {} back to hold count {} once the ledger call returned",
-                current.id(), payment.id(), payment.amount(), lockName, lock.getHoldCount());
-        return new PaymentReceipt(current.id(), payment.id(), payment.amount(), lockName, fencingToken, holdCount,
-                nestedHoldCount, locks.getClientId(), CurrentThread.isVirtual());
+                current.id(), payment.id(), payment.amount(), held.name(), CurrentLock.get().holdCount());
+        return new PaymentReceipt(current.id(), payment.id(), payment.amount(), held.name(), held.fencingToken(),
+                held.holdCount(), nestedHoldCount, locks.getClientId(), CurrentThread.isVirtual());
     }
 }

@@ -32,14 +32,13 @@ final class CompletionStageLocking extends LockingStrategy {
 
     @Override
     void entered(ReentrantDistributedLock lock, LockDefinition definition) {
-        if (definition.mode() != LockMode.READ) { // a read hold lets nested reads in: they do not wait for it
-            ThreadLockScope.enterFutureBody(lock);
-        }
+        // a read hold lets nested reads in: they do not wait for it
+        ThreadLockScope.enterFutureBody(definition.name(), lock, definition.mode() == LockMode.READ);
     }
 
     @Override
     void left(ReentrantDistributedLock lock) {
-        ThreadLockScope.exitFutureBody(lock);
+        ThreadLockScope.exit(lock);
     }
 
     @Override

@@ -29,6 +29,7 @@ final class ReactiveHold {
     private final LockOwner owner;
     private final LockDefinition definition;
     private final LockObserver observer;
+    private final CallLocks call;
     private final AtomicBoolean settled = new AtomicBoolean();
     /** True from the moment the lock is known taken until one release claims it: it is given back once. */
     private final AtomicBoolean held = new AtomicBoolean();
@@ -41,6 +42,12 @@ final class ReactiveHold {
         this.owner = owner;
         this.definition = definition;
         this.observer = observer;
+        this.call = new CallLocks(definition.name(), lock);
+    }
+
+    /** The hold as the subscription's chain sees it ({@link io.github.relock.spring.CurrentLock#mono()}). */
+    CallLocks call() {
+        return call;
     }
 
     /**

@@ -163,7 +163,10 @@ final class ReactiveLocking {
         return definition.fair() ? client.getFairLock(name, owner) : client.getLock(name, owner);
     }
 
-    /** Calls the method now, under the lock; what it returns is subscribed with the owner in its Context. */
+    /**
+     * Calls the method now, under the lock; what it returns is subscribed with the owner (for nested calls to
+     * re-enter) and the hold (for {@code CurrentLock.mono()}) in its Context.
+     */
     private static Flux<Object> body(Subscription call) {
         MethodInvocation template = call.template;
         CoroutineBody coroutines = call.coroutines;
@@ -173,7 +176,7 @@ final class ReactiveLocking {
                 ? coroutines.call(template.getMethod(), call.target, template.getArguments())
                 : template instanceof ProxyMethodInvocation proxied ? proxied.invocableClone().proceed()
                 : template.proceed()))
-                .contextWrite(context -> context.put(OWNER_KEY, call.owner));
+                .contextWrite(context -> context.put(OWNER_KEY, call.owner).put(CallLocks.CONTEXT_KEY, call.hold.call()));
     }
 
     /** The fallback method's publisher, else the failure handler's, else the error; the method never runs. */

@@ -32,7 +32,7 @@ final class SynchronousLocking extends LockingStrategy {
 
     @Override
     void entered(ReentrantDistributedLock lock, LockDefinition definition) {
-        ThreadLockScope.enter(lock);
+        ThreadLockScope.enter(definition.name(), lock);
     }
 
     @Override

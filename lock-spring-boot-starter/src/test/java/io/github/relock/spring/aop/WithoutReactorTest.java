@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.File;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -20,7 +23,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.FilteredClassLoader;
 
+import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockNames;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.test.RedisServerExtension;
@@ -46,8 +51,8 @@ class WithoutReactorTest {
     }
 
     /**
-     * Every class of the starter but the two reactive ones loads, links and initialises in a class loader
-     * that has no Reactor at all: nothing on the non-reactive path refers to it.
+     * Every class of the starter but the reactive ones (and {@code CurrentLock}'s Reactor part) loads, links and
+     * initialises in a class loader that has no Reactor at all: nothing on the non-reactive path refers to it.
      */
     @Test
     void noStarterClassButTheReactiveOnesNeedsReactor() throws Exception {
@@ -71,7 +76,7 @@ class WithoutReactorTest {
                     .isInstanceOf(ClassNotFoundException.class);
             List<String> linked = new ArrayList<>();
             for (String name : names) {
-                if (!name.contains(".aop.Reactive")) {
+                if (!name.contains(".aop.Reactive") && !name.endsWith("$FromReactorContext")) {
                     Class.forName(name, true, isolated);
                     linked.add(name);
                 }
@@ -80,6 +85,13 @@ class WithoutReactorTest {
                     LockDefinitionFactory.class.getName(), LockedMethodChecks.class.getName());
             assertThat(holdingIn(isolated, Plain.class.getMethod("run", String.class, LongSupplier.class)))
                     .as("the return type check runs without Reactor").isEqualTo("SYNCHRONOUS");
+            assertThat(linked).contains(CurrentLock.class.getName());
+            // a call site links this one method (reflection would resolve every public signature, mono()'s too)
+            MethodHandle get = MethodHandles.publicLookup().findStatic(Class.forName(CurrentLock.class.getName(),
+                    true, isolated), "get", MethodType.methodType(Class.forName(HeldLock.class.getName(), false,
+                    isolated)));
+            assertThatThrownBy(() -> get.invoke()).as("CurrentLock.get() works without Reactor")
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("outside any @DistributedLock call");
         }
     }
 

@@ -8,10 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
-import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockNames;
-import io.github.relock.sample.reactive.HeldByChain;
 import io.github.relock.sample.reactive.ReactiveSampleProperties;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.DistributedLock;
 import reactor.core.publisher.Flux;
 
@@ -31,24 +30,22 @@ public class ReindexJob {
 
     private static final Logger log = LoggerFactory.getLogger(ReindexJob.class);
 
-    private final DistributedLockClient locks;
     private final Duration stepDelay;
 
-    public ReindexJob(DistributedLockClient locks, ReactiveSampleProperties properties) {
-        this.locks = locks;
+    public ReindexJob(ReactiveSampleProperties properties) {
         this.stepDelay = properties.reindex().stepDelay();
     }
 
     /** Runs the job in {@code steps} steps, one progress event after each. */
     @DistributedLock(name = LOCK, key = "#tenant")
     public Flux<Progress> run(String tenant, int steps) {
-        String lockName = LockNames.of(LOCK, tenant);
+        String lockName = LockNames.of(LOCK, tenant); // for the log lines outside the chain's hold
         AtomicInteger done = new AtomicInteger();
-        return HeldByChain.lock(locks, lockName).flatMapMany(held -> {
-            log.info("Reindexing tenant {} in {} steps under lock {} (fencing token {})", tenant, steps, lockName,
+        return CurrentLock.mono().flatMapMany(held -> {
+            log.info("Reindexing tenant {} in {} steps under lock {} (fencing token {})", tenant, steps, held.name(),
                     held.fencingToken());
             return Flux.interval(stepDelay).take(steps)
-                    .map(tick -> new Progress(tenant, done.incrementAndGet(), steps, lockName, held.fencingToken(),
+                    .map(tick -> new Progress(tenant, done.incrementAndGet(), steps, held.name(), held.fencingToken(),
                             Instant.now()));
         })
                 .doOnComplete(() -> log.info("Reindexed tenant {}: lock {} is given back", tenant, lockName))

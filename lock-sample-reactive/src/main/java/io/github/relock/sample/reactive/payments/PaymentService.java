@@ -8,12 +8,11 @@ import org.springframework.stereotype.Service;
 
 import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.HeldLock;
-import io.github.relock.core.LockNames;
-import io.github.relock.sample.reactive.HeldByChain;
 import io.github.relock.sample.reactive.orders.Order;
 import io.github.relock.sample.reactive.orders.OrderAlreadyPaidException;
 import io.github.relock.sample.reactive.orders.OrderNotFoundException;
 import io.github.relock.sample.reactive.orders.OrderStore;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
 import reactor.core.publisher.Mono;
@@ -58,9 +57,8 @@ public class PaymentService {
     }
 
     private Mono<PaymentReceipt> charge(Order order, Duration extraDelay) {
-        String lockName = LockNames.of(LOCK, Long.toString(order.id()));
-        return HeldByChain.lock(locks, lockName).flatMap(held -> {
-            log.info("Paying order {} under lock {}: hold count {}, fencing token {}", order.id(), lockName,
+        return CurrentLock.mono().flatMap(held -> { // this subscription's hold on payments:<order id>
+            log.info("Paying order {} under lock {}: hold count {}, fencing token {}", order.id(), held.name(),
                     held.holdCount(), held.fencingToken());
             return cards.charge(order, held.fencingToken(), extraDelay)
                     // same lock key, subscribed inside this chain: re-enters instead of waiting for itself

@@ -4,11 +4,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
-import io.github.relock.core.DistributedLockClient;
-import io.github.relock.core.LockNames;
-import io.github.relock.sample.reactive.HeldByChain;
 import io.github.relock.sample.reactive.orders.Charge;
 import io.github.relock.sample.reactive.orders.OrderStore;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.DistributedLock;
 import reactor.core.publisher.Mono;
 
@@ -23,19 +21,16 @@ public class Settlement {
     private static final Logger log = LoggerFactory.getLogger(Settlement.class);
 
     private final OrderStore orders;
-    private final DistributedLockClient locks;
 
-    public Settlement(OrderStore orders, DistributedLockClient locks) {
+    public Settlement(OrderStore orders) {
         this.orders = orders;
-        this.locks = locks;
     }
 
     /** Marks the order paid by {@code charge}; emits the hold count of the order's lock while it ran. */
     @DistributedLock(name = PaymentService.LOCK, key = "#orderId")
     public Mono<Integer> settle(long orderId, Charge charge) {
-        String lockName = LockNames.of(PaymentService.LOCK, Long.toString(orderId));
-        return HeldByChain.lock(locks, lockName).flatMap(held -> {
-            log.info("Settling order {} with charge {}: lock {} {}, hold count {}", orderId, charge.id(), lockName,
+        return CurrentLock.mono().flatMap(held -> {
+            log.info("Settling order {} with charge {}: lock {} {}, hold count {}", orderId, charge.id(), held.name(),
                     held.holdCount() > 1 ? "re-entered by the nested Mono" : "taken", held.holdCount());
             return orders.markPaid(orderId).thenReturn(held.holdCount());
         });
