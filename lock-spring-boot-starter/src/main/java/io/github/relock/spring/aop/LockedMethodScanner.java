@@ -10,10 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.scope.ScopedProxyUtils;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 
@@ -61,11 +60,35 @@ public final class LockedMethodScanner implements SmartInitializingSingleton {
         if (!AnnotationUtils.isCandidateClass(type, DistributedLock.class)) {
             return;
         }
-        Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<DistributedLock>) method ->
-                        AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class));
+        Map<Method, DistributedLock> annotated = LockAnnotationLookup.annotatedMethods(type);
         for (Method method : annotated.keySet()) {
-            definitions.register(beanName, method, type);
+            LockDefinition definition = definitions.register(beanName, method, type);
+            if (definition != null) {
+                checkFallbackReachable(beanName, definition, type);
+            }
+        }
+    }
+
+    /** A fallback with a lock of its own runs through the proxy: an interface proxy must expose it. */
+    private void checkFallbackReachable(String beanName, LockDefinition definition, Class<?> type) {
+        LockFallback fallback = definition.fallback();
+        if (fallback == null || !fallback.locked()) {
+            return;
+        }
+        Object bean = beanFactory.getSingleton(beanName);
+        if (bean == null || !AopUtils.isAopProxy(bean)) {
+            return; // not created yet (lazy, or not a singleton), or not advised at all: nothing to check here
+        }
+        try {
+            AopUtils.selectInvocableMethod(fallback.method(), bean.getClass());
+        }
+        catch (IllegalStateException ex) {
+            throw new LockedMethod(beanName, definition.method(), type).invalid("fallbackMethod '"
+                    + fallback.method().getName() + "' has a @DistributedLock of its own, so it runs through the "
+                    + "bean's proxy, but the bean's interface-based proxy does not expose it: it could only run "
+                    + "without its lock", "Declare " + fallback.method().getName() + " on an interface the bean "
+                    + "implements, or let Spring proxy the class (spring.aop.proxy-target-class=true, the default).",
+                    ex);
         }
     }
 
