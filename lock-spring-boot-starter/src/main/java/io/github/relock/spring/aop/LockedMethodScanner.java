@@ -2,6 +2,8 @@ package io.github.relock.spring.aop;
 
 import java.lang.reflect.Method;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -17,12 +19,14 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 
 import io.github.relock.spring.DistributedLock;
+import io.github.relock.spring.InvalidLockConfigurationException;
 
 /**
  * Checks every {@code @DistributedLock} method of every bean once the singletons exist, so that a
  * malformed key, a bad duration or an unproxyable method stops startup instead of failing (or silently
- * not locking) on the first call. Then warns about {@code relock.locks.<name>} entries that no annotated
- * method uses, which are most likely typos.
+ * not locking) on the first call; reports (or fails on) calls a bean class makes to its own annotated methods,
+ * which skip the proxy ({@link SelfInvocationDetector}). Then warns about {@code relock.locks.<name>} entries
+ * that no annotated method uses, which are most likely typos.
  */
 public final class LockedMethodScanner implements SmartInitializingSingleton {
 
@@ -31,15 +35,27 @@ public final class LockedMethodScanner implements SmartInitializingSingleton {
     private final ConfigurableListableBeanFactory beanFactory;
     private final LockDefinitionRegistry definitions;
     private final Collection<String> configuredNames;
+    private final SelfInvocationReaction selfInvocation;
+    private final Set<Class<?>> readForSelfCalls = new HashSet<>();
 
     /**
      * @param configuredNames the names under {@code relock.locks}, to warn about the unused ones
      */
     public LockedMethodScanner(ConfigurableListableBeanFactory beanFactory, LockDefinitionRegistry definitions,
             Collection<String> configuredNames) {
+        this(beanFactory, definitions, configuredNames, SelfInvocationReaction.WARN);
+    }
+
+    /**
+     * @param configuredNames the names under {@code relock.locks}, to warn about the unused ones
+     * @param selfInvocation  what to do about a bean class that calls its own annotated methods
+     */
+    public LockedMethodScanner(ConfigurableListableBeanFactory beanFactory, LockDefinitionRegistry definitions,
+            Collection<String> configuredNames, SelfInvocationReaction selfInvocation) {
         this.beanFactory = beanFactory;
         this.definitions = definitions;
         this.configuredNames = configuredNames;
+        this.selfInvocation = selfInvocation;
     }
 
     @Override
@@ -66,6 +82,31 @@ public final class LockedMethodScanner implements SmartInitializingSingleton {
             if (definition != null) {
                 checkFallbackReachable(beanName, definition, type);
             }
+        }
+        if (selfInvocation != SelfInvocationReaction.IGNORE && !annotated.isEmpty() && readForSelfCalls.add(type)) {
+            reportSelfCalls(beanName, type, SelfInvocationDetector.find(type, annotated.keySet()));
+        }
+    }
+
+    private void reportSelfCalls(String beanName, Class<?> type, List<SelfInvocationDetector.SelfCall> calls) {
+        if (calls.isEmpty()) {
+            return;
+        }
+        String what = "Do that call through the bean's proxy (inject the bean into itself, e.g. @Lazy @Autowired "
+                + type.getSimpleName() + " self; then self.method(...)), or move the locked method to another bean.";
+        if (selfInvocation == SelfInvocationReaction.FAIL) {
+            String found = String.join("; ", calls.stream().map(call -> call.caller() + " calls "
+                    + call.calleeSignature() + " on the same object, so " + call.calleeSignature()
+                    + " runs without its lock there").toList());
+            throw new InvalidLockConfigurationException("@DistributedLock on bean '" + beanName + "' (" + type.getName()
+                    + "): " + found + " (the call does not go through the bean's proxy)", what
+                    + " Or set relock.self-invocation=warn to start anyway with a warning.");
+        }
+        for (SelfInvocationDetector.SelfCall call : calls) {
+            log.warn("{} calls {} on the same object (bean '{}'): the call does not go through the bean's proxy, so "
+                    + "{} runs without its lock there. {} (relock.self-invocation=fail makes this a startup failure, "
+                    + "=ignore silences it.)", call.caller(), call.calleeSignature(), beanName, call.calleeSignature(),
+                    what);
         }
     }
 
