@@ -26,12 +26,12 @@ import org.springframework.asm.Type;
  * goes to the object itself, not through the bean's proxy, so the called method runs without its lock.
  *
  * <p>Reads the class and each superclass (Spring's repackaged ASM, {@code org.springframework.asm}) and reports
- * every {@code invokevirtual} or {@code invokespecial} of an annotated method whose owner is one of them, made
- * from an instance method. Without following the operand stack it cannot tell {@code this.pay(...)} from
- * {@code other.pay(...)} on another object of the same class, which is rare in a bean and reported too. Not
- * reported: a static caller (it has no {@code this}), a bridge method, and {@code super.pay(...)} from the
- * override of {@code pay} (the override's own lock applies). A class whose bytecode cannot be read as a
- * resource (generated at runtime) is skipped.
+ * every {@code invokevirtual} or {@code invokespecial} of an annotated method whose owner is one of them and
+ * whose receiver is {@code this} ({@link ThisOnStack}), made from an instance method (a lambda's body that
+ * uses {@code this} included). Not reported: a call on another reference, such as the bean's own proxy
+ * injected into a field ({@code self.pay(...)}), a static caller, a bridge method, and {@code super.pay(...)}
+ * from the override of {@code pay} (the override's own lock applies). A class whose bytecode cannot be read
+ * as a resource (generated at runtime) is skipped.
  */
 final class SelfInvocationDetector {
 
@@ -115,11 +115,11 @@ final class SelfInvocationDetector {
                 return null;
             }
             String caller = name + descriptor;
-            return new MethodVisitor(SpringAsmInfo.ASM_VERSION) {
+            return new ThisOnStack() {
                 @Override
-                public void visitMethodInsn(int opcode, String owner, String calledName, String calledDescriptor,
-                        boolean isInterface) {
-                    if ((opcode != Opcodes.INVOKEVIRTUAL && opcode != Opcodes.INVOKESPECIAL) || !owners.contains(owner)) {
+                void call(int opcode, String owner, String calledName, String calledDescriptor, boolean receiverIsThis) {
+                    if ((opcode != Opcodes.INVOKEVIRTUAL && opcode != Opcodes.INVOKESPECIAL) || !receiverIsThis
+                            || !owners.contains(owner)) {
                         return;
                     }
                     String called = calledName + calledDescriptor;

@@ -36,6 +36,7 @@ class SelfInvocationTest {
             assertThat(context).hasNotFailed();
             assertThat(output).contains("WARN").contains(CallsItself.class.getName() + ".payAll(List)",
                     "calls pay(String)", "@Lazy", "another bean");
+            assertThat(output).as("behind a branch").contains(CallsItself.class.getName() + ".payChecked(String)");
             assertThat(output).as("an inherited caller is found too")
                     .contains(InheritingCaller.class.getName() + ".payTwice(String)");
         });
@@ -86,6 +87,15 @@ class SelfInvocationTest {
 
     public static class CallsItself extends InheritingCaller {
 
+        public String payChecked(String id) {
+            try {
+                return id.isEmpty() ? "none" : pay(id);
+            }
+            catch (RuntimeException ex) {
+                return pay("again");
+            }
+        }
+
         public void payAll(java.util.List<String> ids) {
             ids.forEach(id -> System.out.println(id));
             for (String id : ids) {
@@ -94,9 +104,23 @@ class SelfInvocationTest {
         }
     }
 
+    /** Calls its own locked methods the recommended way: through its proxy, injected into itself. */
     public static class CallsOthers {
 
         private final StringBuilder log = new StringBuilder();
+
+        @org.springframework.beans.factory.annotation.Autowired
+        @org.springframework.context.annotation.Lazy
+        CallsOthers self;
+
+        public String payAll(java.util.List<String> ids) {
+            ids.forEach(id -> self.pay(id));
+            long total = 0L;
+            for (String id : ids) {
+                total += self.pay(id).length() + (ids.isEmpty() ? 1L : 2L);
+            }
+            return self.pay(ids.isEmpty() ? "none" : ids.get(0)) + total;
+        }
 
         @DistributedLock(name = "payments", key = "#id")
         public String pay(String id) {
