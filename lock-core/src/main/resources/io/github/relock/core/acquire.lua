@@ -11,15 +11,25 @@
 -- A client that takes the lock on its turn announces '-', the line it was first in and its lease, so that a
 -- waiting client that is not in it (it went while that client took its time) looks again and takes a turn,
 -- and the clients behind it in line look once that lease ends (it may end unreleased, announced by nobody).
+-- Last come the other kind's hash and fencing counter (the fair lock's for a plain one, the plain lock's for a
+-- fair one): KEYS[4], KEYS[5] for a plain lock, KEYS[5], KEYS[6] for a fair one. The two kinds keep apart keys,
+-- so a first acquisition refuses while the other kind is held. Its counter, read in the call that reads the
+-- caller's own, says whether its last hold was released; only if not (held, expired or force-unlocked) is its
+-- hash looked at. A name only ever used as one kind costs no command more.
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
--- gone (expired or force-unlocked).
+-- gone (expired or force-unlocked), {-2, 0} the other kind holds the lock.
 -- (announce.lua, fence.lua, turns.lua and line.lua are prepended)
 local expected = tonumber(ARGV[3])
 local lease = tonumber(ARGV[2])
 -- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
 local pttl = redis.call('pttl', KEYS[1])
-local fair = KEYS[4] ~= nil
+local fair = #KEYS == 6
+-- whether the other kind holds the lock, given its counter's text and its hash
+local function other_kind_holds(fence, hash)
+  local _, _, released = parse_fence(fence)
+  return released ~= nil and released ~= '1' and redis.call('exists', hash) == 1
+end
 -- the owner id starts with its client's id, which holds no ':'
 local client = turn_client(ARGV[1])
 local holds = 0
@@ -100,9 +110,16 @@ end
 -- read only when a token is issued: a busy reply needs no counter; the turns come in the same call
 local current, floor, released, queue
 if fair then
-  current, floor, released = read_fence(KEYS[2])
+  local texts = redis.call('mget', KEYS[2], KEYS[6])
+  if other_kind_holds(texts[2], KEYS[5]) then
+    return {-2, 0}
+  end
+  current, floor, released = parse_fence(texts[1])
 else
-  local texts = redis.call('mget', KEYS[2], KEYS[3])
+  local texts = redis.call('mget', KEYS[2], KEYS[3], KEYS[5])
+  if other_kind_holds(texts[3], KEYS[4]) then
+    return {-2, 0}
+  end
   current, floor, released = parse_fence(texts[1])
   queue = texts[2]
   if queue and turn_first(queue) ~= client then

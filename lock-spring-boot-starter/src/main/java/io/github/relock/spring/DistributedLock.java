@@ -40,7 +40,11 @@ import io.github.relock.spring.aot.DistributedLockReflectiveProcessor;
  * <p>Everything is checked at startup: a malformed expression, an unknown parameter name, a duration
  * that does not parse, a missing fallback method, or an annotation on a method that Spring cannot
  * proxy (private, final, static, or in a final class) stops the application with a message that names
- * the bean and the method.
+ * the bean and the method. The annotation may sit on an interface method: it applies to the bean's
+ * implementation, whichever class declares it. A call from inside the bean to one of its own annotated
+ * methods ({@code this.pay(...)}) does not go through the proxy and runs without the lock; startup logs a
+ * warning for each such call it finds in the bytecode ({@code relock.self-invocation=fail} makes it a
+ * startup failure).
  *
  * <p>Return types: for {@link java.util.concurrent.CompletableFuture} and
  * {@link java.util.concurrent.CompletionStage} the lock is held until the method's own future completes.
@@ -50,7 +54,10 @@ import io.github.relock.spring.aot.DistributedLockReflectiveProcessor;
  * {@link IllegalStateException} instead of waiting for itself. For Reactor's {@code Mono} and {@code Flux},
  * Kotlin {@code suspend} functions and {@code Flow}s, each subscription (call, collection) takes the lock
  * without blocking and gives it back when the work ends; see the README. Other reactive types are refused
- * at startup.
+ * at startup, and so are lazy ones ({@link java.util.stream.Stream} and the other
+ * {@link java.util.stream.BaseStream}s, {@link java.util.Iterator}, {@link java.util.Spliterator},
+ * {@link java.util.Enumeration}), whose elements would be produced after the release: collect the result
+ * inside the method.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -80,7 +87,8 @@ public @interface DistributedLock {
      * {@code ':'}, which separates it from the key. Default: the fully qualified name of the class that
      * declares the method, a dot, and the method name ({@code com.example.OrderService.ship}; configure it
      * as {@code relock.locks[com.example.OrderService.ship]}), so that same-named classes in different
-     * packages never share locks.
+     * packages never share locks. A method of a hidden or synthetic class (a lambda bean) has no such name
+     * that every JVM shares, and must set one (checked at startup).
      */
     String name() default "";
 
@@ -104,7 +112,8 @@ public @interface DistributedLock {
      * the same parameters as the annotated method, optionally followed by one parameter that accepts a
      * {@link LockNotAcquiredException}, and returns a type compatible with the annotated method's.
      * Empty: the application's {@link LockFailureHandler} bean decides, and without one the call throws
-     * {@link LockNotAcquiredException}.
+     * {@link LockNotAcquiredException}. A fallback with a {@code @DistributedLock} of its own is called
+     * through the bean's proxy, so its own lock applies; any other is called on the bean itself.
      */
     String fallbackMethod() default "";
 
@@ -120,7 +129,9 @@ public @interface DistributedLock {
      * A fair lock: waiting calls get it first come, first served, across every instance, in the order Redis
      * received their first attempts. Only with mode {@link LockMode#EXCLUSIVE} and one key. Also set by
      * {@code relock.locks.<name>.fair=true}. One lock name must be fair in every method or in none (checked
-     * at startup): a fair lock and a plain one of the same name do not exclude each other.
+     * at startup): a fair lock and a plain one of the same name do not exclude each other. Across instances
+     * that disagree (a configuration change rolling out), whichever kind comes second while the other is held
+     * fails the call with {@link io.github.relock.core.LockKindMismatchException}.
      */
     boolean fair() default false;
 }

@@ -87,7 +87,11 @@ public final class RawLibrary implements LockLibrary {
             public BenchLock lock(String name) {
                 String lockKey = "bench:raw:{" + name + "}";
                 byte[][] keys = {bytes(lockKey), bytes(lockKey + ":fence"), bytes(lockKey + ":turn")};
-                return new RawLock(redis, acquireSha, releaseSha, keys, bytes(lockKey + ":released"), clientId);
+                // acquire.lua also gets the fair lock of the same name, hash and counter, which it looks at
+                byte[][] acquireKeys = {keys[0], keys[1], keys[2], bytes(lockKey + ":fair"),
+                        bytes(lockKey + ":fair:fence")};
+                return new RawLock(redis, acquireSha, releaseSha, keys, acquireKeys, bytes(lockKey + ":released"),
+                        clientId);
             }
 
             @Override
@@ -122,15 +126,17 @@ public final class RawLibrary implements LockLibrary {
         private final String acquireSha;
         private final String releaseSha;
         private final byte[][] keys;
+        private final byte[][] acquireKeys;
         private final byte[] channel;
         private final String clientId;
 
         RawLock(RedisAsyncCommands<byte[], byte[]> redis, String acquireSha, String releaseSha, byte[][] keys,
-                byte[] channel, String clientId) {
+                byte[][] acquireKeys, byte[] channel, String clientId) {
             this.redis = redis;
             this.acquireSha = acquireSha;
             this.releaseSha = releaseSha;
             this.keys = keys;
+            this.acquireKeys = acquireKeys;
             this.channel = channel;
             this.clientId = clientId;
         }
@@ -140,7 +146,7 @@ public final class RawLibrary implements LockLibrary {
             byte[] owner = bytes(clientId + ":" + Thread.currentThread().getId());
             long[] hold = HOLDS.get().computeIfAbsent(this, k -> new long[2]); // {count, token}
             while (true) {
-                List<Long> reply = await(redis.evalsha(acquireSha, ScriptOutputType.MULTI, keys, owner, LEASE,
+                List<Long> reply = await(redis.evalsha(acquireSha, ScriptOutputType.MULTI, acquireKeys, owner, LEASE,
                         bytes(hold[0]), FENCE_RETENTION));
                 long holds = reply.get(0);
                 if (holds > 0) {

@@ -7,7 +7,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What {@code acquire.lua} answered.
  *
- * @param holds  the owner's hold count after the call; 0 busy; -1 the owner's earlier hold is gone
+ * @param holds  the owner's hold count after the call; 0 busy; -1 the owner's earlier hold is gone; -2 the
+ *               other kind of lock (fair for a plain one, plain for a fair one) of the same name is held
  * @param value  the new fencing token (0 on re-entry) when acquired, the holder's remaining lease in
  *               ms when busy
  */
@@ -31,6 +32,11 @@ public record AcquireReply(long holds, long value) {
     }
 
     public boolean holdGone() {
-        return holds < 0;
+        return holds == -1;
+    }
+
+    /** The lock of the same name is held as the other kind (see {@code acquire.lua}). */
+    public boolean otherKindHeld() {
+        return holds == -2;
     }
 }

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
+import io.github.relock.core.LockKindMismatchException;
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOperationException;
 
@@ -97,6 +98,13 @@ final class Acquisition {
         }
         if (reply.acquired()) {
             record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens);
+        }
+        else if (reply.otherKindHeld()) {
+            boolean fair = keys.kind() instanceof FairKind;
+            throw new LockKindMismatchException(keys.name(), "Lock '" + keys.name() + "' is held as a "
+                    + (fair ? "plain" : "fair") + " lock, and was asked for as a " + (fair ? "fair" : "plain")
+                    + " one: the two kinds would not exclude each other, so it was not taken. Every instance must "
+                    + "take this name as the same kind (fair or not)");
         }
         else if (reply.holdGone()) {
             if (hold != null) {

@@ -17,23 +17,30 @@ final class FairKind implements LockKind {
 
     private final byte[] line;
     private final byte[] places;
+    /** The plain lock of the same name and its fencing counter: a first acquisition refuses while it is held. */
+    private final byte[] plainLock;
+    private final byte[] plainFence;
 
-    private FairKind(String line, String places) {
+    private FairKind(String line, String places, LockKeys plain) {
         this.line = line.getBytes(StandardCharsets.UTF_8);
         this.places = places.getBytes(StandardCharsets.UTF_8);
+        this.plainLock = plain.lockBytes();
+        this.plainFence = plain.fenceBytes();
     }
 
     /** The keys of fair lock {@code name}: {@code prefix{name}:fair} and companions, in the lock's hash tag. */
     static LockKeys keys(String prefix, String name) {
-        String hash = LockKeys.of(prefix, name).lock() + ":fair";
-        return new LockKeys(prefix, name, ":fair", LockKeys.RELEASED, new FairKind(hash + ":line", hash + ":places"));
+        LockKeys plain = LockKeys.of(prefix, name);
+        String hash = plain.lock() + LockKeys.FAIR_SUFFIX;
+        return new LockKeys(prefix, name, LockKeys.FAIR_SUFFIX, LockKeys.RELEASED,
+                new FairKind(hash + ":line", hash + ":places", plain));
     }
 
     @Override
     public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait) {
-        return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.ACQUIRE, 4, keys.lockBytes(),
-                keys.fenceBytes(), line, places, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
+        return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.ACQUIRE, 6, keys.lockBytes(),
+                keys.fenceBytes(), line, places, plainLock, plainFence, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 commands.fenceRetention(), willWait ? PLACE : NO_PLACE)));
     }
 

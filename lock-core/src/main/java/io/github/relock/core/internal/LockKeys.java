@@ -20,6 +20,9 @@ public final class LockKeys {
     private static final byte[] FENCE_SUFFIX = Encoding.bytes(":fence");
     /** After the lock key: the line of clients waiting for a turn (see turns.lua). */
     private static final byte[] TURN_SUFFIX = Encoding.bytes(":turn");
+    /** After a plain lock's key: the fair lock of the same name (see {@link FairKind}). */
+    static final String FAIR_SUFFIX = ":fair";
+    private static final byte[] FAIR_SUFFIX_BYTES = Encoding.bytes(FAIR_SUFFIX);
 
     /** The name as given if it has surrogates (a lone one encodes as '?', so the key cannot give it back); else null. */
     private final @Nullable String name;
@@ -35,6 +38,9 @@ public final class LockKeys {
     private volatile byte @Nullable [] fenceBytes;
     private volatile byte @Nullable [] channelBytes;
     private volatile byte @Nullable [] turnBytes;
+    /** A plain lock's: the fair lock of the same name and its fencing counter, which acquire.lua looks at. */
+    private volatile byte @Nullable [] fairBytes;
+    private volatile byte @Nullable [] fairFenceBytes;
     private volatile @Nullable String channel;
 
     /**
@@ -63,7 +69,8 @@ public final class LockKeys {
 
     /** The same keys without the companions built so far: what a hold keeps. */
     LockKeys slim() {
-        return fenceBytes == null && channelBytes == null && turnBytes == null && channel == null ? this
+        return fenceBytes == null && channelBytes == null && turnBytes == null && channel == null && fairBytes == null
+                && fairFenceBytes == null ? this
                 : new LockKeys(this);
     }
 
@@ -162,6 +169,26 @@ public final class LockKeys {
         if (built == null) {
             built = Encoding.concat(lockBytes, TURN_SUFFIX);
             turnBytes = built;
+        }
+        return built;
+    }
+
+    /** A plain lock's: the hash of the fair lock of the same name. */
+    byte[] fairBytes() {
+        byte[] built = fairBytes;
+        if (built == null) {
+            built = Encoding.concat(lockBytes, FAIR_SUFFIX_BYTES);
+            fairBytes = built;
+        }
+        return built;
+    }
+
+    /** A plain lock's: the fencing counter of the fair lock of the same name. */
+    byte[] fairFenceBytes() {
+        byte[] built = fairFenceBytes;
+        if (built == null) {
+            built = Encoding.concat(fairBytes(), FENCE_SUFFIX);
+            fairFenceBytes = built;
         }
         return built;
     }

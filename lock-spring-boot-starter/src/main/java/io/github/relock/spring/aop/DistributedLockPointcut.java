@@ -2,14 +2,13 @@ package io.github.relock.spring.aop;
 
 import java.lang.reflect.Method;
 
-import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 
 import io.github.relock.spring.DistributedLock;
 
-/** Matches methods that carry {@link DistributedLock @DistributedLock}, here or on an interface they implement. */
+/** Matches methods that carry {@link DistributedLock @DistributedLock}, here, on a method they override, or on an interface method the bean class implements with them
+ * (see {@link LockAnnotationLookup}). */
 final class DistributedLockPointcut extends StaticMethodMatcherPointcut {
 
     DistributedLockPointcut() {
@@ -18,7 +17,6 @@ final class DistributedLockPointcut extends StaticMethodMatcherPointcut {
 
     @Override
     public boolean matches(Method method, Class<?> targetClass) {
-        return AnnotatedElementUtils.hasAnnotation(AopUtils.getMostSpecificMethod(method, targetClass),
-                DistributedLock.class);
+        return LockAnnotationLookup.find(method, targetClass) != null;
     }
 }

@@ -8,6 +8,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.ProxyMethodInvocation;
 
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.ReentrantDistributedLock;
@@ -79,7 +80,8 @@ final class LockCall {
     @Nullable Object whenNotAcquired(LockNotAcquiredException exception) throws Throwable {
         LockFallback fallback = definition.fallback();
         if (fallback != null) {
-            return fallback.invoke(target, invocation.getArguments(), exception);
+            Object proxy = invocation instanceof ProxyMethodInvocation through ? through.getProxy() : null;
+            return fallback.invoke(proxy, target, invocation.getArguments(), exception);
         }
         LockFailureHandler handler = services.failureHandler();
         if (handler != null) {

@@ -44,7 +44,7 @@ public final class LockDefinitionFactory {
             DistributedLock annotation) {
         LockedMethod where = new LockedMethod(beanName, method, targetClass);
         LockedMethodChecks.checkProxyable(where);
-        String name = annotation.name().isBlank() ? defaultName(method) : annotation.name().strip();
+        String name = annotation.name().isBlank() ? defaultName(where) : annotation.name().strip();
         try {
             LockNames.checkName(name);
         }
@@ -82,6 +82,25 @@ public final class LockDefinitionFactory {
      */
     static String defaultName(Method method) {
         return method.getDeclaringClass().getName() + "." + method.getName();
+    }
+
+    /**
+     * {@link #defaultName(Method)}, refused for a hidden or synthetic class (a lambda bean, a generated class): its
+     * name holds an address or a counter that differs in every JVM, so no two JVMs would share the lock.
+     */
+    private static String defaultName(LockedMethod where) {
+        Class<?> declaring = where.method().getDeclaringClass();
+        if (declaring.isHidden() || declaring.isSynthetic()) {
+            Class<?>[] interfaces = where.targetClass().getInterfaces();
+            String suggestion = (interfaces.length > 0 ? interfaces[0].getName() : "orders") + "."
+                    + where.method().getName();
+            throw where.invalid("the annotation gives no name, and the default one would come from the "
+                            + (declaring.isHidden() ? "hidden" : "synthetic") + " class " + declaring.getName()
+                            + " (a lambda or a generated class), whose name differs in every JVM: no two JVMs would "
+                            + "share the lock", "Set name = \"" + suggestion + "\" (or another name that every "
+                            + "instance uses) on @DistributedLock.", null);
+        }
+        return defaultName(where.method());
     }
 
     /**

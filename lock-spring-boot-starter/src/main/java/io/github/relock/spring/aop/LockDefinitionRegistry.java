@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.InvalidLockConfigurationException;
@@ -78,7 +77,7 @@ public final class LockDefinitionRegistry {
             return known;
         }
         // built outside computeIfAbsent: the factory may throw, and that must not poison the map
-        DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+        DistributedLock annotation = LockAnnotationLookup.find(specific, targetClass);
         Optional<LockDefinition> built = annotation == null ? Optional.empty()
                 : Optional.of(factory.create(beanName, specific, targetClass, annotation));
         built.ifPresent(this::checkMode);

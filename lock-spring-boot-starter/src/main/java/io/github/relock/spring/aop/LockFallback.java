@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.util.Arrays;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -13,10 +14,14 @@ import io.github.relock.spring.LockNotAcquiredException;
 /**
  * The method a {@code @DistributedLock} call runs instead when its lock was not acquired.
  *
+ * <p>A fallback with a {@code @DistributedLock} of its own is called through the bean's proxy, so that its own
+ * lock applies; any other is called on the bean itself, as a method of the same class would call it.
+ *
  * @param method         the fallback, on the same bean
  * @param takesException whether it takes the {@link LockNotAcquiredException} as its last parameter
+ * @param locked         whether it has a {@code @DistributedLock} of its own
  */
-public record LockFallback(Method method, boolean takesException) {
+public record LockFallback(Method method, boolean takesException, boolean locked) {
 
     public LockFallback {
         ReflectionUtils.makeAccessible(method);
@@ -67,12 +72,18 @@ public record LockFallback(Method method, boolean takesException) {
                     + "return type " + expected.getName() + " cannot hold",
                     "Make " + name + " return " + expected.getSimpleName() + " (or a subtype).", null);
         }
-        return new LockFallback(fallback, fallback == withException);
+        return new LockFallback(fallback, fallback == withException,
+                LockAnnotationLookup.find(fallback, where.targetClass()) != null);
     }
 
-    /** Calls the fallback on the target object (not its proxy) with the original arguments. */
-    public @Nullable Object invoke(Object target, @Nullable Object[] arguments, LockNotAcquiredException exception)
-            throws Throwable {
+    /**
+     * Calls the fallback with the original arguments: through {@code proxy} if it is {@linkplain #locked() locked},
+     * else on {@code target}.
+     *
+     * @param proxy the proxy the call came through, or {@code null} if unknown (then the target is called)
+     */
+    public @Nullable Object invoke(@Nullable Object proxy, Object target, @Nullable Object[] arguments,
+            LockNotAcquiredException exception) throws Throwable {
         Object[] fallbackArguments = arguments;
         if (takesException) {
             int at = exceptionIndex(method, arguments.length);
@@ -81,11 +92,13 @@ public record LockFallback(Method method, boolean takesException) {
             fallbackArguments[at] = exception;
             System.arraycopy(arguments, at, fallbackArguments, at + 1, arguments.length - at);
         }
-        if (KotlinReturns.suspending(method)) {
-            return KotlinReturns.invokeSuspending(method, target, fallbackArguments); // a Publisher, as Spring's
+        Object receiver = locked && proxy != null ? proxy : target;
+        Method invoked = receiver == target ? method : AopUtils.selectInvocableMethod(method, receiver.getClass());
+        if (KotlinReturns.suspending(invoked)) {
+            return KotlinReturns.invokeSuspending(invoked, receiver, fallbackArguments); // a Publisher, as Spring's
         }
         try {
-            return method.invoke(target, fallbackArguments);
+            return invoked.invoke(receiver, fallbackArguments);
         }
         catch (InvocationTargetException ex) {
             throw ex.getTargetException();

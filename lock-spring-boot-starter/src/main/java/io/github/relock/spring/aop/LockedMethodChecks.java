@@ -2,9 +2,13 @@ package io.github.relock.spring.aop;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Enumeration;
+import java.util.Iterator;
+import java.util.Spliterator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.stream.BaseStream;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -14,7 +18,8 @@ import org.springframework.util.ReflectionUtils;
 /**
  * What makes an annotated method unlockable, found at startup: a proxy that cannot intercept it (it would
  * silently run unlocked), or a return type whose work outlives the call in a way the aspect cannot follow
- * (the lock would be released before the work starts).
+ * (the lock would be released before the work starts), or a lazy stream or iterator (its elements would be
+ * produced after the release).
  */
 final class LockedMethodChecks {
 
@@ -66,6 +71,7 @@ final class LockedMethodChecks {
         }
         checkNoContinuation(where);
         Class<?> returnType = where.method().getReturnType();
+        checkNotLazy(where, returnType);
         if (CompletionStage.class.isAssignableFrom(returnType)) {
             if (returnType != CompletableFuture.class && returnType != CompletionStage.class) {
                 throw where.invalid("returns " + returnType.getName()
@@ -98,6 +104,20 @@ final class LockedMethodChecks {
                             + "with DistributedLockClient.newOwner() around the reactive pipeline.", null);
         }
         return LockDefinition.Holding.SYNCHRONOUS;
+    }
+
+    /**
+     * A stream or an iterator produces its elements as the caller consumes them, after the method returned and
+     * its lock was released: the work would run unlocked.
+     */
+    private static void checkNotLazy(LockedMethod where, Class<?> returnType) {
+        if (BaseStream.class.isAssignableFrom(returnType) || Iterator.class.isAssignableFrom(returnType)
+                || Spliterator.class.isAssignableFrom(returnType) || Enumeration.class.isAssignableFrom(returnType)) {
+            throw where.invalid("returns " + returnType.getName() + ", which is lazy: its elements are produced as "
+                            + "the caller consumes them, after the lock was released, so that work would run unlocked",
+                    "Collect the result inside the method (return a List, a Set or an array, such as "
+                            + "stream.toList()), so that the work runs while the lock is held.", null);
+        }
     }
 
     /**

@@ -6,10 +6,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 
@@ -30,9 +28,7 @@ public final class LockedMethodProxyCheck implements BeanPostProcessor, Priority
         if (checked.contains(type) || !AnnotationUtils.isCandidateClass(type, DistributedLock.class)) {
             return bean;
         }
-        Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<DistributedLock>) method ->
-                        AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class));
+        Map<Method, DistributedLock> annotated = LockAnnotationLookup.annotatedMethods(type);
         for (Method method : annotated.keySet()) {
             LockDefinitionFactory.checkProxyable(beanName, method, type);
         }

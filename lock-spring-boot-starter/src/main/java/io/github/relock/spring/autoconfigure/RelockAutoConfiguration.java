@@ -104,7 +104,8 @@ public final class RelockAutoConfiguration {
     @ConditionalOnMissingBean
     LockedMethodScanner relockLockedMethodScanner(ConfigurableListableBeanFactory beanFactory,
             LockDefinitionRegistry definitions, RelockProperties properties) {
-        return new LockedMethodScanner(beanFactory, definitions, properties.getLocks().keySet());
+        return new LockedMethodScanner(beanFactory, definitions, properties.getLocks().keySet(),
+                properties.getSelfInvocation());
     }
 
     @Bean

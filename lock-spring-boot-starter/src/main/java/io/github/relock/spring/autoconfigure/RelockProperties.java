@@ -11,6 +11,7 @@ import io.github.relock.core.LockSettings;
 import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.spring.aop.DistributedLockAdvisor;
 import io.github.relock.spring.aop.LockTimingDefaults;
+import io.github.relock.spring.aop.SelfInvocationReaction;
 
 /**
  * {@code relock.*}: the lock client and the defaults of every {@code @DistributedLock} method, with
@@ -60,6 +61,13 @@ public class RelockProperties implements LockTimingDefaults {
      * precedence), so the lock is released after the transaction commits.
      */
     private int aspectOrder = DistributedLockAdvisor.DEFAULT_ORDER;
+
+    /**
+     * What startup does when a bean calls one of its own @DistributedLock methods (this.pay(...)): such a call
+     * skips the bean's proxy, so that method runs without its lock. warn: log a warning naming both methods;
+     * fail: fail startup; ignore: say nothing.
+     */
+    private SelfInvocationReaction selfInvocation = SelfInvocationReaction.WARN;
 
     /**
      * A readable name for this instance's lock client, such as the host name, without colons. The client
@@ -122,6 +130,14 @@ public class RelockProperties implements LockTimingDefaults {
 
     public void setWatchdogTimeout(Duration watchdogTimeout) {
         this.watchdogTimeout = watchdogTimeout;
+    }
+
+    public SelfInvocationReaction getSelfInvocation() {
+        return selfInvocation;
+    }
+
+    public void setSelfInvocation(SelfInvocationReaction selfInvocation) {
+        this.selfInvocation = selfInvocation;
     }
 
     public int getAspectOrder() {

@@ -18,6 +18,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Lazy;
 
+import io.github.relock.core.LockKindMismatchException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.LockMode;
@@ -119,6 +120,21 @@ class LockModeTest {
                     .getKey();
             assertThat(reports.configured("day-1", () -> redis.commands().exists(configuredKey))).isEqualTo(1L);
         });
+    }
+
+    /** A configuration change rolling out: one instance already takes the lock as fair, another still as plain. */
+    @Test
+    void instancesThatDisagreeOnFairDoNotBothGetIn() {
+        runner.withBean(Reports.class).run(plainInstance -> runner.withBean(Reports.class)
+                .withPropertyValues("relock.locks.configured.fair=true").run(fairInstance -> {
+                    Reports plain = plainInstance.getBean(Reports.class);
+                    Reports fair = fairInstance.getBean(Reports.class);
+                    assertThatThrownBy(() -> plain.configured("day-2", () -> fair.configured("day-2", () -> "both in")))
+                            .isInstanceOf(LockKindMismatchException.class);
+                    assertThatThrownBy(() -> fair.configured("day-3", () -> plain.configured("day-3", () -> "both in")))
+                            .isInstanceOf(LockKindMismatchException.class);
+                    assertThat(plain.configured("day-2", () -> "alone")).isEqualTo("alone");
+                }));
     }
 
     @Test

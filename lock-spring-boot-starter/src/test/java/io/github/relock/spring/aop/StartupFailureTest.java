@@ -156,6 +156,53 @@ class StartupFailureTest {
     }
 
     @Test
+    void aLazyStreamReturn() {
+        failsWith(StreamReturn.class, analysis -> {
+            assertThat(analysis.getDescription()).contains("method ship(String)", "java.util.stream.Stream",
+                    "after the lock was released");
+            assertThat(analysis.getAction()).contains("Collect the result inside the method");
+        });
+    }
+
+    @Test
+    void aLazyIteratorReturn() {
+        failsWith(IteratorReturn.class, analysis -> assertThat(analysis.getDescription())
+                .contains("method ship(String)", "java.util.Iterator", "after the lock was released"));
+    }
+
+    @Test
+    void aPrimitiveStreamOrSpliteratorReturn() {
+        failsWith(IntStreamReturn.class, analysis -> assertThat(analysis.getDescription())
+                .contains("java.util.stream.IntStream"));
+        failsWith(SpliteratorReturn.class, analysis -> assertThat(analysis.getDescription())
+                .contains("java.util.Spliterator"));
+    }
+
+    @Test
+    void aListReturnIsFine() {
+        runner.withBean("fine", ListReturn.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /** A lambda's class is hidden: its name holds an address that differs in every JVM. */
+    @Test
+    void aDefaultLockNameFromALambdaBean() {
+        runner.withBean("culprit", Shipper.class, () -> id -> "shipped " + id).run(context -> {
+            assertThat(context).hasFailed();
+            FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+            assertThat(analysis.getDescription()).contains("bean 'culprit'", "method ship(String)", "hidden",
+                    "no two JVMs");
+            assertThat(analysis.getAction()).contains("name = ");
+        });
+    }
+
+    @Test
+    void aNamedLockOnALambdaBeanIsFine() {
+        runner.withBean("fine", NamedShipper.class, () -> id -> "shipped " + id)
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void unusedPerNameSettingsAreReportedAsLikelyTypos(CapturedOutput output) {
         runner.withBean("fine", Fine.class)
                 .withPropertyValues("relock.locks.payments.wait-time=1s", "relock.locks.paymnets.wait-time=1s")
@@ -299,6 +346,58 @@ class StartupFailureTest {
         public Object ship(String id, Continuation<? super String> continuation) {
             return id;
         }
+    }
+
+    public static class StreamReturn {
+
+        @DistributedLock(key = "#id")
+        public java.util.stream.Stream<String> ship(String id) {
+            return java.util.stream.Stream.of(id);
+        }
+    }
+
+    public static class IteratorReturn {
+
+        @DistributedLock(key = "#id")
+        public java.util.Iterator<String> ship(String id) {
+            return java.util.List.of(id).iterator();
+        }
+    }
+
+    public static class IntStreamReturn {
+
+        @DistributedLock(key = "#id")
+        public java.util.stream.IntStream ship(String id) {
+            return java.util.stream.IntStream.of(1);
+        }
+    }
+
+    public static class SpliteratorReturn {
+
+        @DistributedLock(key = "#id")
+        public java.util.Spliterator<String> ship(String id) {
+            return java.util.List.of(id).spliterator();
+        }
+    }
+
+    public static class ListReturn {
+
+        @DistributedLock(key = "#id")
+        public java.util.List<String> ship(String id) {
+            return java.util.List.of(id);
+        }
+    }
+
+    public interface Shipper {
+
+        @DistributedLock(key = "#p0") // a lambda's parameters have no names at runtime
+        String ship(String id);
+    }
+
+    public interface NamedShipper {
+
+        @DistributedLock(name = "shipping", key = "#p0")
+        String ship(String id);
     }
 
     public static class KeyAndKeys {
