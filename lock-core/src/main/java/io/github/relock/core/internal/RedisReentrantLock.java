@@ -168,23 +168,23 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     }
 
     /**
-     * Asks Redis only when this client knows of a hold. A hold Redis no longer has is lost, and the owner
-     * has now seen that: its next acquisition is a new hold, and the record goes after a watchdog timeout,
-     * so that {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind.
+     * What this client knows, with no round trip: what the last call to Redis and the watchdog told it. A hold
+     * known lost, or whose fixed lease ran out by the local clock, is 0, and the owner has now seen that: its next
+     * acquisition is a new hold, and the record goes after a watchdog timeout, so that
+     * {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind. A loss not known yet is reported by
+     * the watchdog's next round or by {@code unlock()}.
      */
     @Override
     public int getHoldCount() {
-        String owner = holder().id();
-        Hold hold = context.holds().get(keys, owner);
+        Hold hold = context.holds().get(keys, holder().id());
         if (hold == null) {
             return 0;
         }
-        int count = hold.lost() ? 0 : query(() -> keys.kind().holdCount(context.commands(), keys, owner));
-        if (count > 0) {
-            return hold.count(); // Redis counts only the levels that were sent: the rest were re-entered locally
+        if (!hold.lost() && !hold.fixedLeaseEnded()) {
+            return hold.count();
         }
         if (hold.markLost()) {
-            context.lossReporter().accept(hold); // found by asking Redis: told to the listeners once, too
+            context.lossReporter().accept(hold); // a lease the local clock saw end: told to the listeners once, too
         }
         hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
         return 0;
