@@ -41,7 +41,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     }
 
     @Override
-    public ReentrantDistributedLock withMaxHold(Duration maxHold) {
+    public RedisReentrantLock withMaxHold(Duration maxHold) {
         return new RedisReentrantLock(keys, context, fixedOwner, LockSettings.checkLease("maxHold", maxHold).toNanos());
     }
 
@@ -83,6 +83,43 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         return acquire(Arguments.waitNanos(waitTime, unit), Arguments.leaseMillis(leaseTime, unit), false, true);
+    }
+
+    /**
+     * Takes the lock for a multi-lock: waits up to {@code waitNanos} (0: one attempt) and holds it for
+     * {@code leaseMillis}, or with the watchdog if 0.
+     */
+    boolean take(long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+        boolean watchdog = leaseMillis == 0;
+        return acquire(waitNanos, watchdog ? context.watchdogLeaseMillis() : leaseMillis, watchdog, interruptible);
+    }
+
+    /** The caller's hold as this client records it; null if none. */
+    @Nullable Hold hold() {
+        return context.holds().get(keys, holder().id());
+    }
+
+    /**
+     * Gives back a level the caller took and no longer wants, as {@link #unlock()} does; once the client is closed
+     * (it then forgets its holds and refuses unlock()), a first hold ({@code taken}) is released all the same.
+     */
+    void giveBack(@Nullable Hold taken) {
+        if (!closed()) {
+            unlock();
+        }
+        else if (taken != null && taken.count() == 1) {
+            new Releases(keys, context).release(taken, 1);
+        }
+    }
+
+    private boolean closed() {
+        try {
+            context.openCheck().run();
+            return false;
+        }
+        catch (IllegalStateException ex) {
+            return true;
+        }
     }
 
     private boolean acquireUninterruptibly(long waitNanos, long leaseMillis, boolean watchdog) {
