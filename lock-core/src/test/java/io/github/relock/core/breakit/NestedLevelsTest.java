@@ -198,7 +198,7 @@ class NestedLevelsTest {
         assertThat(other.getLock("bk:force").tryLock()).isTrue();
         // answered from the client's own state: zero once the watchdog's next round has found the loss
         await().atMost(Duration.ofSeconds(5)).pollInSameThread().until(() -> lock.getHoldCount() == 0);
-        assertThat(lost).hasSize(1);
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lost).hasSize(1)); // the listeners' thread
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
         other.getLock("bk:force").unlock();
