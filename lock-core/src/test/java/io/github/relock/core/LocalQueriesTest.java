@@ -145,6 +145,21 @@ class LocalQueriesTest {
     }
 
     @Test
+    void unlockOnAnInterruptedThreadSendsAgainAReleaseRedisDidNotTakeIn() {
+        FaultyConnectionFactory faulty = new FaultyConnectionFactory(redis.newConnectionFactory());
+        try (RedisLockClient flaky = RedisLockClient.builder(faulty).build()) {
+            ReentrantDistributedLock lock = flaky.getLock("released-interrupted-again");
+            lock.lock();
+            faulty.failFor(Duration.ofMillis(100)); // the first attempt gets no connection; a later one does
+            Thread.currentThread().interrupt();
+            lock.unlock();
+            assertThat(Thread.interrupted()).as("status kept").isTrue();
+            assertThat(redis.commands().exists(lock.getKey())).as("released in Redis").isZero();
+            assertThat(flaky.heldLocks()).isEmpty();
+        }
+    }
+
+    @Test
     void aLossTheWatchdogFoundIsAnsweredLocallyAndTheNextAcquisitionStartsAfresh() throws Exception {
         ReentrantDistributedLock lock = client.getLock("asked-lost");
         lock.lock();
