@@ -90,7 +90,8 @@ final class RedisMultiLock implements MultiLock {
 
     /**
      * Takes every lock within one budget: waits for one, takes the others at once; if one of them is busy, gives
-     * back what it took and waits for that one. A failure, an interrupt or a closed client gives back what it took.
+     * back what it took and waits for that one; a lease that ran out while the others were taken has them all taken
+     * again, within the budget. A failure, an interrupt or a closed client gives back what it took.
      *
      * @param leaseMillis each lock's lease; 0: the watchdog's
      */
@@ -119,8 +120,8 @@ final class RedisMultiLock implements MultiLock {
                         busy = i;
                     }
                 }
-                // what the client knows: a lease the local clock saw end meanwhile is not held
-                if (busy < 0 && locks.stream().allMatch(RedisReentrantLock::isHeldByCurrentThread)) {
+                // a lease the local clock saw end while the others were taken (Redis stalled): take them all again
+                if (busy < 0 && locks.stream().noneMatch(RedisReentrantLock::isLost)) {
                     return true;
                 }
                 giveBack(taken, null);
