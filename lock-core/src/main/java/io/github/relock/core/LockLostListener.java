@@ -7,7 +7,8 @@ package io.github.relock.core;
  *
  * <p>A loss the watchdog finds is told on a thread of the client's own, one event after another, so that a
  * listener that blocks holds up later events but not the renewal of other locks; a loss a call to Redis finds
- * (a release, {@code getHoldCount()}) is told on the calling thread. Keep it short all the same.
+ * (a release, a re-entry) or the owner sees first ({@code getHoldCount()} after its fixed lease ran out) is told on
+ * the calling thread. Keep it short all the same.
  */
 @FunctionalInterface
 public interface LockLostListener {

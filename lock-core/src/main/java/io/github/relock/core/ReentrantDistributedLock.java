@@ -32,11 +32,15 @@ import org.jspecify.annotations.Nullable;
  * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (an
  * {@link IllegalMonitorStateException}), and so does a re-entry once the client knows of the loss (a
  * nested acquisition before that is counted in the client, and the loss is reported by the release
- * that goes to Redis); {@link #isLost()} says so without asking
- * Redis, and {@link LockLostListener}s hear of locks the watchdog finds gone. Once the owner has seen
- * the loss ({@link #isHeldByCurrentThread()} or {@link #getHoldCount()} answered false or 0), its next
- * acquisition is a new hold; so is one after a fixed lease it let run out. The idiom
- * {@code finally { if (lock.isHeldByCurrentThread()) lock.unlock(); }} therefore leaves nothing behind.</li>
+ * that goes to Redis). {@link #isHeldByCurrentThread()}, {@link #getHoldCount()} and {@link #isLost()}
+ * answer from what the client knows (the watchdog's last round, the owner's last call to Redis) without
+ * a round trip, so a loss the watchdog has not found yet is reported by its next round (within
+ * {@code watchdogTimeout / 3}) or by {@link #unlock()}; {@link LockLostListener}s hear of locks the
+ * watchdog finds gone. Once the owner has seen the loss ({@link #isHeldByCurrentThread()} or
+ * {@link #getHoldCount()} answered false or 0), its next acquisition is a new hold; so is one after a
+ * fixed lease it let run out. The idiom
+ * {@code finally { if (lock.isHeldByCurrentThread()) lock.unlock(); }} therefore leaves nothing behind,
+ * also on a thread whose interrupt status is set.</li>
  * <li>Methods that talk to Redis throw {@link LockOperationException} when Redis cannot be reached within
  * the connection factory's command timeout, {@link #lock()} included: it waits for the lock, not for
  * Redis.</li>
@@ -47,7 +51,8 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * Interrupts follow {@link Lock}: {@link #lock()} and {@link #tryLock()} ignore them (and keep the
  * status); {@link #lockInterruptibly()} and the timed {@code tryLock} methods throw
- * {@link InterruptedException} and clear the status, also when it was set on entry. A zero or negative
+ * {@link InterruptedException} and clear the status, also when it was set on entry; {@link #unlock()}
+ * releases all the same and keeps the status, and the queries above answer. A zero or negative
  * wait time means one attempt, no waiting.
  */
 public interface ReentrantDistributedLock extends Lock {
@@ -210,8 +215,9 @@ public interface ReentrantDistributedLock extends Lock {
     boolean isLocked();
 
     /**
-     * Whether this handle's owner holds the lock right now, according to Redis (asked only if this
-     * client knows of a hold). A hold Redis no longer has counts as seen lost: see the class comment.
+     * Whether this handle's owner holds the lock, as far as this client knows: no round trip, and an
+     * interrupt status does not change the answer. False once the watchdog found the hold gone or its fixed
+     * lease ran out by the local clock; the owner has then seen the loss (see the class comment).
      */
     boolean isHeldByCurrentThread();
 
@@ -224,8 +230,8 @@ public interface ReentrantDistributedLock extends Lock {
     boolean isLost();
 
     /**
-     * How many times this handle's owner holds the lock: the nesting depth, once Redis has confirmed that
-     * the hold lives (0 if it does not, or if there is no hold). One round trip when there is a hold.
+     * How many times this handle's owner holds the lock: the nesting depth, as far as this client knows
+     * (0 if there is no hold, or it is known lost as for {@link #isHeldByCurrentThread()}). No round trip.
      */
     int getHoldCount();
 

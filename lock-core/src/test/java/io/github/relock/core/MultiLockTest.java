@@ -118,4 +118,86 @@ class MultiLockTest {
     void anEmptyMultiLockIsRefused() {
         assertThatThrownBy(() -> client.getMultiLock()).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** A member's lease cannot run out while the multi-lock waits for another, and then be counted as held. */
+    @FunctionalInterface
+    private interface TakeWithShortLease {
+        boolean take(MultiLock pair) throws InterruptedException;
+    }
+
+    @Test
+    void aLeaseShorterThanTheWaitIsNeverReturnedHeldWhileAnotherClientHoldsAMember() throws Exception {
+        assertNeverHeldWhileTheThirdHolds("short:try", pair -> pair.tryLock(5_000, 500, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void lockWithALeaseShorterThanTheWaitIsNeverReturnedHeldWhileAnotherClientHoldsAMember() throws Exception {
+        assertNeverHeldWhileTheThirdHolds("short:lock", pair -> {
+            pair.lock(500, TimeUnit.MILLISECONDS);
+            return true;
+        });
+    }
+
+    /**
+     * {@code other} holds b for 1.5 s; a third client takes a at 0.8 s, once a 500 ms lease taken on it at the
+     * start would have run out, and keeps it for 2 s. Whenever the multi-lock says it holds both, Redis says so.
+     */
+    private void assertNeverHeldWhileTheThirdHolds(String name, TakeWithShortLease take) throws Exception {
+        String a = name + ":a";
+        String b = name + ":b";
+        assertThat(other.getLock(b).tryLock(0, 1_500, TimeUnit.MILLISECONDS)).isTrue();
+        try (RedisLockClient third = RedisLockClient.builder(redis.newConnectionFactory()).build()) {
+            long started = System.nanoTime();
+            CompletableFuture<Long> thirdTook = CompletableFuture.supplyAsync(() -> {
+                try {
+                    Thread.sleep(800);
+                    assertThat(third.getLock(a).tryLock(5_000, 2_000, TimeUnit.MILLISECONDS)).isTrue();
+                    return System.nanoTime();
+                }
+                catch (InterruptedException ex) {
+                    throw new IllegalStateException(ex);
+                }
+            });
+            MultiLock pair = client.getMultiLock(a, b);
+            boolean held = take.take(pair);
+            long returned = System.nanoTime();
+            long thirdAt = thirdTook.get(10, TimeUnit.SECONDS);
+            System.out.printf("%s: multi-lock returned %s after %d ms; the third client took %s at %d ms%n", name,
+                    held, TimeUnit.NANOSECONDS.toMillis(returned - started), a,
+                    TimeUnit.NANOSECONDS.toMillis(thirdAt - started));
+            assertThat(held).as("taken within the wait").isTrue();
+            assertThat(pair.locks()).allMatch(ReentrantDistributedLock::isHeldByCurrentThread);
+            assertThat(client.heldLocks()).extracting(HeldLock::name).containsExactlyInAnyOrder(a, b);
+            for (HeldLock mine : client.heldLocks()) {
+                assertThat(redis.commands().hkeys(mine.key())).as("who holds %s in Redis", mine.name())
+                        .containsExactly(mine.ownerId());
+            }
+            assertThat(returned - thirdAt).as("not returned while the third client's 2 s lease on a runs")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(2_000) - TimeUnit.MILLISECONDS.toNanos(50));
+            pair.unlock();
+        }
+    }
+
+    @Test
+    void aClientClosedWhileItsMultiLockWaitsLeavesNothingInRedis() throws Exception {
+        ReentrantDistributedLock taken = other.getLock("closing:b");
+        taken.lock();
+        RedisLockClient closing = RedisLockClient.builder(redis.newConnectionFactory()).build();
+        CompletableFuture<Throwable> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                closing.getMultiLock("closing:a", "closing:b").lock();
+                return null;
+            }
+            catch (Throwable ex) {
+                return ex;
+            }
+        });
+        Thread.sleep(500);
+        closing.close();
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+        assertThat(redis.commands().exists(client.redisKeys("closing:a").lock())).as("a given back").isZero();
+        assertThat(taken.isLocked()).isTrue();
+        taken.unlock();
+        assertThat(redis.commands().exists(client.redisKeys("closing:b").lock())).isZero();
+    }
 }

@@ -108,14 +108,16 @@ class WatchdogFailureTest {
     }
 
     @Test
-    void aLossFoundByAskingRedisIsToldToTheListenersToo() {
-        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(TIMEOUT)
-                .lockLostListener(lost::add).build()) {
+    void aLossFoundByTheReleaseIsToldToTheListenersToo() {
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory())
+                .watchdogTimeout(Duration.ofSeconds(30)).lockLostListener(lost::add).build()) {
             ReentrantDistributedLock lock = client.getLock("asked");
             lock.lock();
             redis.commands().del(lock.getKey());
-            assertThat(lock.isHeldByCurrentThread()).isFalse(); // before the watchdog's next round
+            assertThat(lock.isHeldByCurrentThread()).as("not known before the watchdog's next round").isTrue();
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
             assertThat(lost).singleElement().extracting(LockLostEvent::lockName).isEqualTo("asked");
+            assertThat(client.heldLocks()).isEmpty();
         }
     }
 

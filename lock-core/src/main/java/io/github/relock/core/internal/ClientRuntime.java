@@ -86,6 +86,10 @@ public final class ClientRuntime implements AutoCloseable {
 
     /** A handle on one lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReentrantDistributedLock lock(String name, @Nullable String ownerId) {
+        return exclusive(name, ownerId);
+    }
+
+    private RedisReentrantLock exclusive(String name, @Nullable String ownerId) {
         checkOpen();
         checkOwner(ownerId);
         return new RedisReentrantLock(LockKeys.of(keyPrefix, LockNames.check(name)), context, ownerId);
@@ -122,9 +126,9 @@ public final class ClientRuntime implements AutoCloseable {
     /** Several locks, sorted by name and without duplicates: the fixed order that keeps callers from deadlocking. */
     public MultiLock multiLock(Collection<String> names, @Nullable String ownerId) {
         Objects.requireNonNull(names, "names must not be null");
-        List<ReentrantDistributedLock> locks = new ArrayList<>();
+        List<RedisReentrantLock> locks = new ArrayList<>();
         for (String name : new TreeSet<>(names)) {
-            locks.add(lock(name, ownerId));
+            locks.add(exclusive(name, ownerId));
         }
         return new RedisMultiLock(locks);
     }

@@ -77,9 +77,14 @@ final class IdleChannels {
             }
             // unsubscribed before it leaves the map: a joiner waits for this lock, then starts a new queue
             queue.retired = true;
-            queue.cancelLook();
-            connection.unsubscribe(queue.channel);
-            queues.remove(queue.channel, queue);
+            try {
+                queue.cancelLook();
+                connection.unsubscribe(queue.channel);
+            }
+            finally {
+                // whatever the unsubscribe did: a retired queue left in the map would turn every later joiner away
+                queues.remove(queue.channel, queue);
+            }
         }
         finally {
             queue.lock.unlock();

@@ -1,5 +1,7 @@
 package io.github.relock.core.internal;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -46,6 +48,22 @@ final class Interrupts {
             call.run();
             return null;
         });
+    }
+
+    /**
+     * Pauses before sending again a call that must not be cut short (a release): an interrupt, also one pending
+     * on entry, does not end the pause, and its status is restored afterwards.
+     */
+    static void pause(long millis) {
+        boolean interrupted = Thread.interrupted(); // a pending interrupt would end every park at once
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+            interrupted |= Thread.interrupted();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Sleeps before a retry; false if interrupted, with the status restored: the caller stops retrying. */

@@ -68,8 +68,15 @@ final class PubSubLane implements Executor {
             try {
                 task.run();
             }
-            catch (RuntimeException ex) {
-                log.debug("A pub/sub call failed", ex); // each task reports its own outcome; nothing may stop the lane
+            catch (Throwable ex) {
+                // nothing may stop the lane, or no task queued behind would ever run; a task reports its own failures,
+                // but not an Error it did not expect
+                if (ex instanceof RuntimeException) {
+                    log.debug("A pub/sub call failed", ex);
+                }
+                else {
+                    log.warn("A pub/sub call failed; the calls queued behind it still run", ex);
+                }
             }
             finally {
                 draining = null;

@@ -17,19 +17,23 @@ import io.github.relock.core.LockOwner;
 import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReentrantDistributedLock;
 
-/** Several locks as one: all or none, in the order given (sorted by the client), one wait budget. */
+/**
+ * Several locks as one: all or none, one wait budget. It waits for one lock at a time while holding none of
+ * the others, then takes the others at once, one right after the other (in the order given, sorted by the
+ * client); one that is busy is the next to wait for, the rest given back first. So no lease runs while another
+ * lock is awaited, each runs from about when the last lock was taken, and the call returns held only when
+ * every lock is held by its caller.
+ */
 final class RedisMultiLock implements MultiLock {
 
-    /** One way of taking a single lock within what is left of the budget. */
-    @FunctionalInterface
-    private interface Take {
-        boolean take(ReentrantDistributedLock lock, long leftNanos) throws InterruptedException;
+    /** A lock this call took, with its hold as the client recorded it (a closed client forgets its holds). */
+    private record Taken(RedisReentrantLock lock, @Nullable Hold hold) {
     }
 
-    private final List<ReentrantDistributedLock> locks;
+    private final List<RedisReentrantLock> locks;
 
     /** @param locks the locks, already in acquisition order and without duplicates */
-    RedisMultiLock(List<ReentrantDistributedLock> locks) {
+    RedisMultiLock(List<RedisReentrantLock> locks) {
         if (locks.isEmpty()) {
             throw new IllegalArgumentException("a multi-lock needs at least one lock name");
         }
@@ -38,7 +42,7 @@ final class RedisMultiLock implements MultiLock {
 
     @Override
     public List<ReentrantDistributedLock> locks() {
-        return locks;
+        return List.copyOf(locks);
     }
 
     @Override
@@ -48,68 +52,86 @@ final class RedisMultiLock implements MultiLock {
 
     @Override
     public void lock() {
-        takeUninterruptibly((lock, left) -> {
-            lock.lock();
-            return true;
-        });
+        takeUninterruptibly(Long.MAX_VALUE, 0);
     }
 
     @Override
     public void lock(long leaseTime, TimeUnit unit) {
-        takeUninterruptibly((lock, left) -> {
-            lock.lock(leaseTime, unit);
-            return true;
-        });
+        takeUninterruptibly(Long.MAX_VALUE, Arguments.leaseMillis(leaseTime, unit));
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        takeAll(Long.MAX_VALUE, (lock, left) -> {
-            lock.lockInterruptibly();
-            return true;
-        });
+        takeAll(Long.MAX_VALUE, 0, true);
     }
 
     @Override
     public boolean tryLock() {
-        return takeUninterruptibly((lock, left) -> lock.tryLock());
+        return takeUninterruptibly(0, 0);
     }
 
     @Override
     public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
-        return takeAll(Arguments.waitNanos(waitTime, unit), (lock, left) -> lock.tryLock(left, TimeUnit.NANOSECONDS));
+        return takeAll(Arguments.waitNanos(waitTime, unit), 0, true);
     }
 
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         long leaseMillis = Arguments.leaseMillis(leaseTime, unit);
-        return takeAll(Arguments.waitNanos(waitTime, unit),
-                (lock, left) -> lock.tryLock(TimeUnit.NANOSECONDS.toMillis(left), leaseMillis, TimeUnit.MILLISECONDS));
+        return takeAll(Arguments.waitNanos(waitTime, unit), leaseMillis, true);
     }
 
-    private boolean takeUninterruptibly(Take take) {
+    private boolean takeUninterruptibly(long budgetNanos, long leaseMillis) {
         try {
-            return takeAll(Long.MAX_VALUE, take);
+            return takeAll(budgetNanos, leaseMillis, false);
         }
         catch (InterruptedException ex) {
             throw new IllegalStateException("An uninterruptible acquisition cannot be interrupted", ex);
         }
     }
 
-    /** Takes the locks in order within one budget; if one fails, gives back the ones taken, last first. */
-    private boolean takeAll(long budgetNanos, Take take) throws InterruptedException {
+    /**
+     * Takes every lock within one budget: waits for one, takes the others at once; if one of them is busy, gives
+     * back what it took and waits for that one; a lease that ran out while the others were taken has them all taken
+     * again, within the budget. A failure, an interrupt or a closed client gives back what it took.
+     *
+     * @param leaseMillis each lock's lease; 0: the watchdog's
+     */
+    private boolean takeAll(long budgetNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         long started = System.nanoTime();
-        int taken = 0;
+        List<Taken> taken = new ArrayList<>(locks.size());
+        int waitFor = 0;
         try {
-            for (ReentrantDistributedLock lock : locks) {
-                long left = Math.max(0, budgetNanos - (System.nanoTime() - started));
-                if (!take.take(lock, left)) {
-                    giveBack(taken, null);
+            while (true) {
+                RedisReentrantLock awaited = locks.get(waitFor);
+                if (!awaited.take(Math.max(0, budgetNanos - (System.nanoTime() - started)), leaseMillis,
+                        interruptible)) {
                     return false;
                 }
-                taken++;
+                taken.add(new Taken(awaited, awaited.hold()));
+                int busy = -1;
+                for (int i = 0; i < locks.size() && busy < 0; i++) {
+                    RedisReentrantLock lock = locks.get(i);
+                    if (i == waitFor) {
+                        continue;
+                    }
+                    if (lock.take(0, leaseMillis, interruptible)) {
+                        taken.add(new Taken(lock, lock.hold()));
+                    }
+                    else {
+                        busy = i;
+                    }
+                }
+                // a lease the local clock saw end while the others were taken (Redis stalled): take them all again
+                if (busy < 0 && locks.stream().noneMatch(RedisReentrantLock::isLost)) {
+                    return true;
+                }
+                giveBack(taken, null);
+                if (budgetNanos - (System.nanoTime() - started) <= 0) {
+                    return false;
+                }
+                waitFor = busy < 0 ? waitFor : busy;
             }
-            return true;
         }
         catch (InterruptedException | RuntimeException | Error ex) {
             giveBack(taken, ex);
@@ -117,10 +139,11 @@ final class RedisMultiLock implements MultiLock {
         }
     }
 
-    private void giveBack(int taken, @Nullable Throwable cause) {
-        for (int i = taken - 1; i >= 0; i--) {
+    /** Gives back what this call took, last first, and forgets it. */
+    private static void giveBack(List<Taken> taken, @Nullable Throwable cause) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
             try {
-                locks.get(i).unlock();
+                taken.get(i).lock().giveBack(taken.get(i).hold());
             }
             catch (RuntimeException ex) {
                 if (cause != null) {
@@ -128,9 +151,9 @@ final class RedisMultiLock implements MultiLock {
                 }
             }
         }
+        taken.clear();
     }
 
-    /** Releases every lock, last first, then throws the first failure, a lost lock before anything else. */
     @Override
     public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, @Nullable Duration leaseTime, LockOwner owner) {
         throw noAsync();
@@ -151,6 +174,7 @@ final class RedisMultiLock implements MultiLock {
                 + "by one with tryLockAsync, in the order of locks()");
     }
 
+    /** Releases every lock, last first, then throws the first failure, a lost lock before anything else. */
     @Override
     public void unlock() {
         List<RuntimeException> failures = new ArrayList<>();
@@ -174,7 +198,7 @@ final class RedisMultiLock implements MultiLock {
     @Override
     public boolean forceUnlock() {
         boolean any = false;
-        for (ReentrantDistributedLock lock : locks) {
+        for (RedisReentrantLock lock : locks) {
             any |= lock.forceUnlock();
         }
         return any;

@@ -43,7 +43,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     }
 
     @Override
-    public ReentrantDistributedLock withMaxHold(Duration maxHold) {
+    public RedisReentrantLock withMaxHold(Duration maxHold) {
         return new RedisReentrantLock(keys, context, fixedOwner, LockSettings.checkLease("maxHold", maxHold).toNanos());
     }
 
@@ -85,6 +85,43 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
         return acquire(Arguments.waitNanos(waitTime, unit), Arguments.leaseMillis(leaseTime, unit), false, true);
+    }
+
+    /**
+     * Takes the lock for a multi-lock: waits up to {@code waitNanos} (0: one attempt) and holds it for
+     * {@code leaseMillis}, or with the watchdog if 0.
+     */
+    boolean take(long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+        boolean watchdog = leaseMillis == 0;
+        return acquire(waitNanos, watchdog ? context.watchdogLeaseMillis() : leaseMillis, watchdog, interruptible);
+    }
+
+    /** The caller's hold as this client records it; null if none. */
+    @Nullable Hold hold() {
+        return context.holds().get(keys, holder().id());
+    }
+
+    /**
+     * Gives back a level the caller took and no longer wants, as {@link #unlock()} does; once the client is closed
+     * (it then forgets its holds and refuses unlock()), a first hold ({@code taken}) is released all the same.
+     */
+    void giveBack(@Nullable Hold taken) {
+        if (!closed()) {
+            unlock();
+        }
+        else if (taken != null && taken.count() == 1) {
+            new Releases(keys, context).release(taken, 1);
+        }
+    }
+
+    private boolean closed() {
+        try {
+            context.openCheck().run();
+            return false;
+        }
+        catch (IllegalStateException ex) {
+            return true;
+        }
     }
 
     private boolean acquireUninterruptibly(long waitNanos, long leaseMillis, boolean watchdog) {
@@ -170,23 +207,23 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     }
 
     /**
-     * Asks Redis only when this client knows of a hold. A hold Redis no longer has is lost, and the owner
-     * has now seen that: its next acquisition is a new hold, and the record goes after a watchdog timeout,
-     * so that {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind.
+     * What this client knows, with no round trip: what the last call to Redis and the watchdog told it. A hold
+     * known lost, or whose fixed lease ran out by the local clock, is 0, and the owner has now seen that: its next
+     * acquisition is a new hold, and the record goes after a watchdog timeout, so that
+     * {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind. A loss not known yet is reported by
+     * the watchdog's next round or by {@code unlock()}.
      */
     @Override
     public int getHoldCount() {
-        String owner = holder().id();
-        Hold hold = context.holds().get(keys, owner);
+        Hold hold = context.holds().get(keys, holder().id());
         if (hold == null) {
             return 0;
         }
-        int count = hold.lost() ? 0 : query(() -> keys.kind().holdCount(context.commands(), keys, owner));
-        if (count > 0) {
-            return hold.count(); // Redis counts only the levels that were sent: the rest were re-entered locally
+        if (!hold.lost() && !hold.fixedLeaseEnded()) {
+            return hold.count();
         }
         if (hold.markLost()) {
-            context.lossReporter().accept(hold); // found by asking Redis: told to the listeners once, too
+            context.lossReporter().accept(hold); // a lease the local clock saw end: told to the listeners once, too
         }
         hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
         return 0;

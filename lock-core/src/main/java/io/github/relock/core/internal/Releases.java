@@ -138,10 +138,8 @@ final class Releases {
                 return Interrupts.uninterruptibly(script);
             }
             catch (RedisConnectionFailureException | QueryTimeoutException ex) {
-                failure = ex; // outcome unknown: sending it again is safe
-                if (!Interrupts.sleep(RETRY_PAUSE_MILLIS * attempt)) {
-                    break;
-                }
+                failure = ex; // outcome unknown: sending it again is safe, and an interrupt must not leave it unknown
+                Interrupts.pause(RETRY_PAUSE_MILLIS * attempt);
             }
             catch (DataAccessException ex) {
                 if (attempt == 1 && onFirstRefusal != null) {

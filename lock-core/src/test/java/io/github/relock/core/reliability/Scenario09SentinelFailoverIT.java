@@ -316,22 +316,23 @@ class Scenario09SentinelFailoverIT {
                 a.heldLocks(); // no round trip
                 for (long[] hold : aHolds) {
                     ReentrantDistributedLock lock = a.getLock(prefix + hold[0], aOwner);
-                    boolean stillHeld = lock.isHeldByCurrentThread();
+                    // the release asks Redis whether A still held it (the queries answer from A's own state)
+                    boolean stillHeld = true;
                     long end = System.nanoTime();
-                    if (!stillHeld && aLostAt.get() != 0) {
-                        end = Math.min(end, aLostAt.get());
-                    }
-                    outcome.history.record("A", aOwner.id(), prefix + hold[0], hold[2], hold[1], end);
                     try {
                         lock.unlock();
                     }
                     catch (LockLostException expected) {
-                        // lost on the new primary
+                        stillHeld = false; // lost on the new primary
                     }
                     catch (RuntimeException ex) {
                         System.out.println("scenario 9: A's unlock failed: " + ex);
                         outcome.aUnlockFailed++;
                     }
+                    if (!stillHeld && aLostAt.get() != 0) {
+                        end = Math.min(end, aLostAt.get());
+                    }
+                    outcome.history.record("A", aOwner.id(), prefix + hold[0], hold[2], hold[1], end);
                 }
                 for (long[] hold : bHolds) {
                     long end = System.nanoTime();
