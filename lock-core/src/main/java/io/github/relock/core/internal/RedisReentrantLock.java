@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -133,7 +134,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public CompletableFuture<Void> lockAsync(LockOwner owner) {
-        return async(owner).lock();
+        return async(owner).lock(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(Duration leaseTime, LockOwner owner) {
+        return async(owner).lock(leaseTime);
     }
 
     @Override
@@ -211,6 +217,20 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     public Condition newCondition() {
         throw new UnsupportedOperationException("Distributed locks have no conditions: waiting threads would have to "
                 + "be tracked in Redis too. Use a separate queue or pub/sub channel to signal between holders.");
+    }
+
+    /**
+     * Asks Redis {@code question} about this lock's keys, outside any hold of the owner (no open check: a
+     * closed client may still read); a failure to reach Redis is a {@link LockOperationException}.
+     */
+    <T> T ask(BiFunction<LockCommands, LockKeys, T> question) {
+        return query(() -> question.apply(context.commands(), keys));
+    }
+
+    /** As {@link #ask}, refused once the client is closed: for what changes the lock. */
+    <T> T change(BiFunction<LockCommands, LockKeys, T> change) {
+        context.openCheck().run();
+        return ask(change);
     }
 
     private <T> T query(Supplier<T> call) {
