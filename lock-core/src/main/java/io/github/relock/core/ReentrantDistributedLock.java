@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>A lock can be <em>lost</em> while held: its lease ran out (a fixed lease, or a watchdog that could
  * not reach Redis in time), it was {@linkplain #forceUnlock() force-unlocked}, or Redis lost its data.
- * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (an
- * {@link IllegalMonitorStateException}), and so does a re-entry once the client knows of the loss (a
+ * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (a
+ * {@link DistributedLockException}, not an {@link IllegalMonitorStateException}: the owner did hold it), and so does a re-entry once the client knows of the loss (a
  * nested acquisition before that is counted in the client, and the loss is reported by the release
  * that goes to Redis); {@link #isLost()} says so without asking
  * Redis, and {@link LockLostListener}s hear of locks the watchdog finds gone. Once the owner has seen

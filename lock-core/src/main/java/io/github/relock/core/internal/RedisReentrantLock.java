@@ -238,7 +238,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             return call.get();
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not read lock '" + keys.name() + "': "
+            throw new LockOperationException(keys.name(), keys.lock(), "Could not read lock '" + keys.name() + "': "
                     + RedisFailures.describe(ex), ex);
         }
     }

@@ -55,7 +55,7 @@ final class CompletionStageLocking extends LockingStrategy {
             LockObserver.Hold hold, LockOwner owner) {
         CompletableFuture<@Nullable Object> completion = new CompletableFuture<>();
         services.lossNotifier().register(owner.id(), event -> completion.completeExceptionally(new LockLostException(
-                event.lockName(), "Lock '" + event.lockName() + "' of " + call.definition.describeMethod() + " was lost "
+                event.lockName(), event.key(), "Lock '" + event.lockName() + "' of " + call.definition.describeMethod() + " was lost "
                         + "while its CompletionStage was still running (its lease or maximum hold time ran out); the "
                         + "work may overlap with another holder's")));
         stage.whenComplete((value, error) -> {
