@@ -13,6 +13,7 @@ import io.github.relock.core.LockLostException;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockFailureHandler;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.LockObserver;
 
 /**
  * One call of a {@code @DistributedLock} method and its lock (one lock, or a multi-lock for several keys):

@@ -14,6 +14,7 @@ import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.LockObserver;
 import reactor.core.publisher.Mono;
 
 /**

@@ -14,7 +14,7 @@ import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockLostListener;
 import io.github.relock.core.LockNames;
-import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.LockObserver;
 import io.github.relock.spring.metrics.RegistryMeters.NameMeters;
 
 /**

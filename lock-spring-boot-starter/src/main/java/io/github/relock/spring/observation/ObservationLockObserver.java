@@ -6,7 +6,7 @@ import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
-import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.LockObserver;
 
 /**
  * Reports {@code @DistributedLock} calls as two Micrometer observations: {@value #ACQUIRE} (the wait,
