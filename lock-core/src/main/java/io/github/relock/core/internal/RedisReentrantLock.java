@@ -12,7 +12,6 @@ import org.springframework.dao.DataAccessException;
 
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.LockOperationException;
-import io.github.relock.core.LockSettings;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
@@ -43,7 +42,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public ReentrantDistributedLock withMaxHold(Duration maxHold) {
-        return new RedisReentrantLock(keys, context, fixedOwner, LockSettings.checkLease("maxHold", maxHold).toNanos());
+        return new RedisReentrantLock(keys, context, fixedOwner, SettingRules.checkLease("maxHold", maxHold).toNanos());
     }
 
     @Override

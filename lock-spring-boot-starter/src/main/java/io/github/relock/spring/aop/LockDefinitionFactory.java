@@ -11,6 +11,7 @@ import org.springframework.core.env.PropertyResolver;
 
 import io.github.relock.core.LockNames;
 import io.github.relock.core.LockSettings;
+import io.github.relock.core.internal.SettingRules;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.InvalidLockConfigurationException;
 import io.github.relock.spring.LockKeyResolver;
@@ -46,7 +47,7 @@ public final class LockDefinitionFactory {
         LockedMethodChecks.checkProxyable(where);
         String name = annotation.name().isBlank() ? defaultName(method) : annotation.name().strip();
         try {
-            LockNames.checkName(name);
+            SettingRules.checkLogicalName(name);
         }
         catch (IllegalArgumentException ex) {
             throw where.invalid(ex.getMessage(), "Use another separator in the name, such as "
