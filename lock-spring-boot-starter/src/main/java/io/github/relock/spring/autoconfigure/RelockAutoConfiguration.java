@@ -60,8 +60,9 @@ public final class RelockAutoConfiguration {
                 .keyPrefix(properties.getKeyPrefix())
                 .watchdogTimeout(properties.getWatchdogTimeout())
                 .fencingTokenRetention(properties.getFencingTokenRetention());
-        if (properties.getClientId() != null) {
-            builder.clientId(properties.getClientId());
+        String clientName = properties.effectiveClientName();
+        if (clientName != null) {
+            builder.clientId(clientName);
         }
         builder.minReplicas(properties.getMinReplicas());
         if (properties.getMinReplicas() > 0) {

@@ -42,11 +42,12 @@ public final class RelockPropertiesCheck implements InitializingBean {
                 "it must be between 100ms and 1d: the watchdog renews every third of it, and a crashed holder blocks "
                         + "its locks this long",
                 "Set relock.watchdog-timeout to a duration such as 30s, or remove it to use 30s.");
-        String clientId = properties.getClientId();
-        if (clientId != null) {
-            check("relock.client-id", "'" + clientId + "'", () -> SettingRules.checkClientName(clientId),
+        String clientName = properties.effectiveClientName();
+        if (clientName != null) {
+            String key = properties.clientNameKey();
+            check(key, "'" + clientName + "'", () -> SettingRules.checkClientName(clientName),
                     "it must not be blank or contain ':'",
-                    "Set relock.client-id to a name without colons, such as the host name, or remove it to use a "
+                    "Set " + key + " to a name without colons, such as the host name, or remove it to use a "
                             + "random UUID.");
         }
         check("relock.min-replicas", String.valueOf(properties.getMinReplicas()),
