@@ -138,10 +138,18 @@ public final class LockDefinitionFactory {
             throw where.invalid("waitTime '" + annotation.waitTime() + "' is negative",
                     "Use 0s for a single attempt, or a positive duration such as 2s.", null);
         }
+        Duration maxHold = duration(annotation.maxHold(), "maxHold", where);
+        if (maxHold != null && (maxHold.compareTo(Duration.ofMillis(1)) < 0
+                || maxHold.compareTo(LockSettings.MAX_LEASE) > 0)) {
+            throw where.invalid("maxHold '" + annotation.maxHold() + "' is not between 1ms and 365 days",
+                    "Use a positive duration such as 30s, or leave maxHold empty to use relock.locks.<name>.max-hold "
+                            + "or relock.max-hold.", null);
+        }
         Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", where);
         try {
             return new LockSettings(waitTime != null ? waitTime : configured.waitTime(),
-                    leaseTime != null ? leaseTime : configured.leaseTime(), configured.maxHold());
+                    leaseTime != null ? leaseTime : configured.leaseTime(),
+                    maxHold != null ? maxHold : configured.maxHold());
         }
         catch (IllegalArgumentException ex) {
             throw where.invalid("leaseTime '" + annotation.leaseTime() + "' is not between 1ms and 365 days",
