@@ -209,7 +209,7 @@ class OrderPaymentTest {
         assertThat(contentType(busy)).isEqualTo("application/problem+json");
         assertThat((String) JsonPath.read(busy.body(), "$.type")).isEqualTo("urn:relock-sample:lock-busy");
         assertThat((String) JsonPath.read(busy.body(), "$.title")).isEqualTo("Lock busy");
-        assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo("payments");
+        assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo(lockName);
         assertThat((String) JsonPath.read(busy.body(), "$.lockKey")).isEqualTo(lockKey);
         assertThat((Integer) JsonPath.read(busy.body(), "$.waitTimeMs")).isEqualTo(200);
         assertThat((String) JsonPath.read(busy.body(), "$.detail")).contains("payments", lockKey);
