@@ -1,5 +1,7 @@
 package io.github.relock.core;
 
+import io.github.relock.core.internal.SettingRules;
+
 /**
  * The one rule for naming a lock after a thing: a logical name, a {@code ':'}, and the thing's key
  * ({@code payments:42}). The name must not contain {@code ':'}, so that a lock name splits one way only:
@@ -24,44 +26,10 @@ public final class LockNames {
      *                                  result is longer than {@link #MAX_LENGTH}
      */
     public static String of(String name, String key) {
-        checkName(name);
+        SettingRules.checkLogicalName(name);
         if (key == null || key.isBlank()) {
             throw new IllegalArgumentException("the key of a lock named '" + name + "' must not be null or blank");
         }
-        return check(name + SEPARATOR + key);
-    }
-
-    /**
-     * Checks a logical name that keys will be appended to.
-     *
-     * @throws IllegalArgumentException if it is blank or contains {@code ':'}; the message says what to use
-     */
-    public static String checkName(String name) {
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("a lock name must not be null or blank");
-        }
-        if (name.indexOf(SEPARATOR) >= 0) {
-            throw new IllegalArgumentException("name '" + name + "' contains '" + SEPARATOR + "', which separates the "
-                    + "name from the key, so two different locks could share one; use another separator, such as "
-                    + name.replace(SEPARATOR, '.'));
-        }
-        return name;
-    }
-
-    /**
-     * Checks a complete lock name.
-     *
-     * @throws IllegalArgumentException if it is blank or longer than {@link #MAX_LENGTH}; the message says what to do
-     */
-    public static String check(String lockName) {
-        if (lockName == null || lockName.isBlank()) {
-            throw new IllegalArgumentException("lock name must not be null or blank");
-        }
-        if (lockName.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("lock name must be at most " + MAX_LENGTH + " characters, was "
-                    + lockName.length() + " (starting '" + lockName.substring(0, 40) + "...'); lock on a shorter key, "
-                    + "such as an id or a hash of the value");
-        }
-        return lockName;
+        return SettingRules.checkLockName(name + SEPARATOR + key);
     }
 }

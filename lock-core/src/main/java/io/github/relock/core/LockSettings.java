@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.core.internal.SettingRules;
+
 /**
  * How to take a lock, checked once: how long to wait, a fixed lease or the watchdog, and a maximum hold
  * time. {@link ReentrantDistributedLock#tryLock(LockSettings)} takes a lock with them; the starter builds
@@ -23,43 +25,17 @@ public record LockSettings(Duration waitTime, @Nullable Duration leaseTime, @Nul
      * @throws IllegalArgumentException naming the setting that is out of range
      */
     public LockSettings {
-        checkWaitTime(waitTime);
+        SettingRules.checkWaitTime(waitTime);
         if (leaseTime != null) {
-            checkLease("leaseTime", leaseTime);
+            SettingRules.checkLease("leaseTime", leaseTime);
         }
         if (maxHold != null) {
-            checkLease("maxHold", maxHold);
+            SettingRules.checkLease("maxHold", maxHold);
         }
     }
 
     /** Waits {@code waitTime} for a lock the watchdog keeps, with no maximum hold time. */
     public static LockSettings waitingFor(Duration waitTime) {
         return new LockSettings(waitTime, null, null);
-    }
-
-    /**
-     * Checks a configured wait: not negative. ({@link java.util.concurrent.locks.Lock#tryLock(long,
-     * java.util.concurrent.TimeUnit)} takes a negative wait as no wait; in settings it is a mistake.)
-     *
-     * @throws IllegalArgumentException if null or negative
-     */
-    public static Duration checkWaitTime(Duration waitTime) {
-        if (waitTime == null || waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime cannot be negative (0s makes one attempt), was " + waitTime);
-        }
-        return waitTime;
-    }
-
-    /**
-     * Checks a lease-like duration: between 1 ms and 365 days.
-     *
-     * @throws IllegalArgumentException naming {@code what}
-     */
-    public static Duration checkLease(String what, Duration duration) {
-        if (duration == null || duration.compareTo(Duration.ofMillis(1)) < 0 || duration.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(what + " must be between 1ms and " + MAX_LEASE.toDays()
-                    + " days, was " + duration);
-        }
-        return duration;
     }
 }

@@ -1,5 +1,7 @@
 package io.github.relock.core;
 
+import java.util.concurrent.locks.ReadWriteLock;
+
 /**
  * A distributed read-write lock: any number of readers at once, across threads and clients, or one writer
  * and nobody else. Both sides are {@link ReentrantDistributedLock}s, with the same waits, leases, watchdog,
@@ -23,17 +25,43 @@ package io.github.relock.core;
  * hold's token is larger than that of every write hold that ended before the read began.</li>
  * </ul>
  *
+ * <p><b>Sides and the whole lock.</b> Each side answers for its own holds: {@code readLock().isLocked()} is
+ * whether a read hold exists, {@code writeLock().isLocked()} whether the write hold does;
+ * {@code writeLock().forceUnlock()} ends the write hold and leaves the readers alone, {@code readLock().forceUnlock()}
+ * ends the read holds and leaves the writer alone; {@code remainingLease()} on a side is that side's lease.
+ * {@link #isLocked()} and {@link #forceUnlock()} on this lock cover both sides.
+ *
  * <p>Its Redis keys ({@code prefix{name}:rw} and companions) are apart from those of an exclusive lock
  * with the same name: the two never exclude each other.
  */
-public interface ReadWriteDistributedLock {
+public interface ReadWriteDistributedLock extends ReadWriteLock {
 
     /** The name this lock was asked for by. */
     String getName();
 
-    /** The shared side. */
+    /**
+     * The shared side. Its {@code isLocked()}, {@code forceUnlock()} and {@code remainingLease()} concern read
+     * holds only.
+     */
+    @Override
     ReentrantDistributedLock readLock();
 
-    /** The exclusive side. */
+    /**
+     * The exclusive side. Its {@code isLocked()}, {@code forceUnlock()} and {@code remainingLease()} concern the
+     * write hold only.
+     */
+    @Override
     ReentrantDistributedLock writeLock();
+
+    /** Whether anyone holds either side right now, a reader or the writer (one Redis round trip). */
+    boolean isLocked();
+
+    /**
+     * Ends every hold of both sides, whoever holds them, and wakes the waiters. The former holders' fencing
+     * tokens become stale; their {@code unlock()} throws {@link LockLostException}.
+     *
+     * @return true if any hold was ended, false if the lock was free
+     * @throws LockOperationException if Redis cannot be reached
+     */
+    boolean forceUnlock();
 }

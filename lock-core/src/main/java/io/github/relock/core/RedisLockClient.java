@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.relock.core.internal.ClientRuntime;
+import io.github.relock.core.internal.SettingRules;
 
 /**
  * The {@link DistributedLockClient} on Redis: hands out {@link ReentrantDistributedLock}s that live in one
@@ -178,13 +179,13 @@ public final class RedisLockClient implements DistributedLockClient {
          * contain braces: the lock name is what goes in the Cluster hash tag.
          */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = RedisLockClientSettings.checkKeyPrefix(keyPrefix);
+            this.keyPrefix = SettingRules.checkKeyPrefix(keyPrefix);
             return this;
         }
 
         /** Lease of locks taken without one (default 30 s, 100 ms to 1 day), renewed every third of it while held. */
         public Builder watchdogTimeout(Duration watchdogTimeout) {
-            this.watchdogTimeout = RedisLockClientSettings.checkWatchdogTimeout(watchdogTimeout);
+            this.watchdogTimeout = SettingRules.checkWatchdogTimeout(watchdogTimeout);
             return this;
         }
 
@@ -194,7 +195,7 @@ public final class RedisLockClient implements DistributedLockClient {
          * name, or a restarted process and its predecessor, never share an owner.
          */
         public Builder clientId(String clientName) {
-            this.clientName = RedisLockClientSettings.checkClientName(clientName);
+            this.clientName = SettingRules.checkClientName(clientName);
             return this;
         }
 
@@ -207,7 +208,7 @@ public final class RedisLockClient implements DistributedLockClient {
          * ({@link IllegalArgumentException} at {@link #build()}), nor for read-write and fair locks yet.
          */
         public Builder minReplicas(int minReplicas) {
-            this.minReplicas = RedisLockClientSettings.checkMinReplicas(minReplicas);
+            this.minReplicas = SettingRules.checkMinReplicas(minReplicas);
             return this;
         }
 
@@ -217,7 +218,7 @@ public final class RedisLockClient implements DistributedLockClient {
          * must be shorter than the renewal interval ({@code watchdogTimeout / 3}).
          */
         public Builder replicaAckTimeout(Duration replicaAckTimeout) {
-            this.replicaAckTimeout = RedisLockClientSettings.checkReplicaAckTimeout(replicaAckTimeout,
+            this.replicaAckTimeout = SettingRules.checkReplicaAckTimeout(replicaAckTimeout,
                     RedisLockClientSettings.MAX_WATCHDOG_TIMEOUT, 0);
             return this;
         }
@@ -228,7 +229,7 @@ public final class RedisLockClient implements DistributedLockClient {
          * Redis server's clock (µs), still larger unless that clock went back by more than this retention.
          */
         public Builder fencingTokenRetention(Duration retention) {
-            this.fencingTokenRetention = RedisLockClientSettings.checkFencingTokenRetention(retention);
+            this.fencingTokenRetention = SettingRules.checkFencingTokenRetention(retention);
             return this;
         }
 

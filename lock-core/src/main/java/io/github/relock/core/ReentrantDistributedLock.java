@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>A lock can be <em>lost</em> while held: its lease ran out (a fixed lease, or a watchdog that could
  * not reach Redis in time), it was {@linkplain #forceUnlock() force-unlocked}, or Redis lost its data.
- * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (an
- * {@link IllegalMonitorStateException}), and so does a re-entry once the client knows of the loss (a
+ * The owner is told once: its {@link #unlock()} throws {@link LockLostException} (a
+ * {@link DistributedLockException}, not an {@link IllegalMonitorStateException}: the owner did hold it), and so does a re-entry once the client knows of the loss (a
  * nested acquisition before that is counted in the client, and the loss is reported by the release
  * that goes to Redis). {@link #isHeldByCurrentThread()}, {@link #getHoldCount()} and {@link #isLost()}
  * answer from what the client knows (the watchdog's last round, the owner's last call to Redis) without
@@ -115,6 +115,31 @@ public interface ReentrantDistributedLock extends Lock {
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
+     * {@link #tryLock(long, TimeUnit)} with a {@link Duration}: waits up to {@code waitTime} (zero or negative:
+     * one attempt); on success the watchdog keeps the lock alive. A wait too long for a {@code long} of
+     * nanoseconds waits as long as it takes.
+     *
+     * @throws InterruptedException if interrupted while waiting, or on entry (the status is cleared)
+     */
+    default boolean tryLock(Duration waitTime) throws InterruptedException {
+        return tryLock(saturatedNanos(waitTime), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * {@link #tryLock(long, long, TimeUnit)} with {@link Duration}s: waits up to {@code waitTime} (zero or
+     * negative: one attempt); on success holds the lock for {@code leaseTime} with no watchdog.
+     *
+     * @throws IllegalArgumentException if the lease is not positive or longer than 365 days
+     * @throws InterruptedException     if interrupted while waiting, or on entry (the status is cleared)
+     */
+    default boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        if (leaseTime.compareTo(Duration.ofDays(365)) > 0) {
+            throw new IllegalArgumentException("Lease time must be at most 365 days, got " + leaseTime);
+        }
+        return tryLock(saturatedNanos(waitTime), leaseTime.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
      * Waits and leases as {@code settings} say: {@link #tryLock(long, TimeUnit)} without a lease, else
      * {@link #tryLock(long, long, TimeUnit)}, through {@link #withMaxHold} if a maximum hold time is set.
      *
@@ -176,6 +201,15 @@ public interface ReentrantDistributedLock extends Lock {
     CompletableFuture<Void> lockAsync(LockOwner owner);
 
     /**
+     * As {@link #tryLockAsync(Duration, Duration, LockOwner)}, waiting as long as it takes: the future completes
+     * once the lock is held for {@code leaseTime}, with no watchdog.
+     *
+     * @throws IllegalArgumentException if {@code owner} belongs to another client, or to another owner than
+     *                                  this handle's, or the lease is not positive or longer than 365 days
+     */
+    CompletableFuture<Void> lockAsync(Duration leaseTime, LockOwner owner);
+
+    /**
      * Gives back one of {@code owner}'s holds, as {@link #unlock()}; the future fails with what
      * {@link #unlock()} would throw. The release goes ahead whatever happens to the future.
      */
@@ -208,10 +242,20 @@ public interface ReentrantDistributedLock extends Lock {
      */
     ReentrantDistributedLock withMaxHold(Duration maxHold);
 
-    /** Deletes the lock whoever holds it. The former holder's fencing token becomes stale. */
+    /**
+     * Ends the lock's holds whoever holds them, and wakes its waiters. The former holder's fencing token
+     * becomes stale, and its {@link #unlock()} throws {@link LockLostException}. On a side of a
+     * {@link ReadWriteDistributedLock} it ends that side's holds only.
+     *
+     * @return true if a hold was ended, false if there was none
+     * @throws LockOperationException if Redis cannot be reached
+     */
     boolean forceUnlock();
 
-    /** Whether anyone holds the lock right now (one Redis round trip). */
+    /**
+     * Whether anyone holds the lock right now (one Redis round trip). On a side of a
+     * {@link ReadWriteDistributedLock}: whether that side is held (a read hold, or the write hold).
+     */
     boolean isLocked();
 
     /**
@@ -235,7 +279,11 @@ public interface ReentrantDistributedLock extends Lock {
      */
     int getHoldCount();
 
-    /** Time left on the lock's lease, whoever holds it; {@link Duration#ZERO} if the lock is free. */
+    /**
+     * Time left on the lock's lease, whoever holds it; {@link Duration#ZERO} if the lock is free. On a side of
+     * a {@link ReadWriteDistributedLock}: the lease of this owner's hold on that side if it has one, else the
+     * longest lease of that side's holds.
+     */
     Duration remainingLease();
 
     /**

@@ -1,10 +1,40 @@
--- End every hold of a read-write lock, and wake its waiters. Retried releases of those holds then find
--- them gone, and report them lost.
--- KEYS[1] lock hash   ARGV[1] writers' release channel   ARGV[2] readers' release channel
--- Returns 1 if the lock was held, 0 otherwise.
-if redis.call('del', KEYS[1]) == 0 then
+-- End the holds of one side of a read-write lock, or of both, whoever holds them, and wake the waiters that may
+-- go now. Retried releases of those holds then find them gone, and report them lost.
+-- KEYS[1] lock hash (layout: rw-state.lua, prepended)   ARGV[1] writers' release channel
+-- ARGV[2] readers' release channel   ARGV[3] which holds: 'w' the write hold, 'r' the read holds, '' every hold
+-- Returns 1 if a hold was ended, 0 if there was none of that side.
+local hash, side = KEYS[1], ARGV[3]
+local state = rw_state(hash, rw_now())
+if side == '' then
+  if redis.call('del', hash) == 0 then
+    return 0
+  end
+  announce(ARGV[2], '')
+  announce(ARGV[1], '')
+  return 1
+end
+if side == 'w' then
+  if not state.writer then
+    return 0
+  end
+  redis.call('hdel', hash, state.writer, state.writer .. ':e', state.writer .. ':t')
+  announce(ARGV[2], '') -- every waiting reader may go now
+  if state.readers == 0 then
+    announce(ARGV[1], '') -- and one waiting writer, if no reader is inside
+  end
+  return 1
+end
+if state.readers == 0 then
   return 0
 end
-announce(ARGV[2], '')
-announce(ARGV[1], '')
+local flat = redis.call('hgetall', hash)
+for i = 1, #flat, 2 do
+  local suffix = string.sub(flat[i], -2)
+  if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' and suffix ~= ':w' then
+    redis.call('hdel', hash, flat[i], flat[i] .. ':e', flat[i] .. ':t')
+  end
+end
+if not state.writer then
+  announce(ARGV[1], '') -- the last reader out: one waiting writer may go
+end
 return 1

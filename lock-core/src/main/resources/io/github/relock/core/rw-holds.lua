@@ -1,7 +1,8 @@
 -- What a read-write lock's hash says, counting only holds whose own lease has not ended.
 -- KEYS[1] lock hash (layout: rw-state.lua)   ARGV[1] a hold's field   ARGV[2] what to answer:
--- 'count' that hold's count (0: none); 'locked' 1 if any hold is alive; 'lease' the ms left of that hold's
--- lease, or if it has none, of the longest lease of any hold (0: none).
+-- 'count' that hold's count (0: none); 'locked' 1 if any hold of the side is alive; 'lease' the ms left of
+-- that hold's lease, or if it has none, of the longest lease of any hold of the side (0: none).
+-- ARGV[3] the side: 'w' the write hold, 'r' the read holds, '' both.
 local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function left(field)
@@ -24,7 +25,8 @@ local longest = 0
 local flat = redis.call('hgetall', KEYS[1])
 for i = 1, #flat, 2 do
   local suffix = string.sub(flat[i], -2)
-  if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' then
+  local of_side = ARGV[3] == '' or (ARGV[3] == 'w') == (suffix == ':w')
+  if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' and of_side then
     longest = math.max(longest, (left(flat[i])))
   end
 end

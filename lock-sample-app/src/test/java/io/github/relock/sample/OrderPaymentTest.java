@@ -150,12 +150,12 @@ class OrderPaymentTest {
         assertThat(scrape.statusCode()).isEqualTo(200);
         String name = "\\{[^}]*relock_lock_name=\"payments\"[^}]*\\}";
         assertThat(scrape.body())
-                .containsPattern("relock_locks_held" + name + " 0\\.0")
-                .containsPattern("relock_locks_waiting" + name + " 0\\.0")
+                .containsPattern("relock_calls_holding" + name + " 0\\.0")
+                .containsPattern("relock_calls_waiting" + name + " 0\\.0")
                 .containsPattern("relock_lock_not_acquired_total" + name)
                 .containsPattern("relock_lock_lost_total" + name)
                 .containsPattern("relock_lock_acquire_seconds_count\\{[^}]*relock_lock_outcome=\"acquired\"")
-                .containsPattern("relock_lock_held_seconds_count" + name)
+                .containsPattern("relock_lock_hold_seconds_count" + name)
                 .doesNotContain("payments:" + id);
     }
 
@@ -226,7 +226,7 @@ class OrderPaymentTest {
         assertThat(contentType(busy)).isEqualTo("application/problem+json");
         assertThat((String) JsonPath.read(busy.body(), "$.type")).isEqualTo("urn:relock-sample:lock-busy");
         assertThat((String) JsonPath.read(busy.body(), "$.title")).isEqualTo("Lock busy");
-        assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo("payments");
+        assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo(lockName);
         assertThat((String) JsonPath.read(busy.body(), "$.lockKey")).isEqualTo(lockKey);
         assertThat((Integer) JsonPath.read(busy.body(), "$.waitTimeMs")).isEqualTo(200);
         assertThat((String) JsonPath.read(busy.body(), "$.detail")).contains("payments", lockKey);

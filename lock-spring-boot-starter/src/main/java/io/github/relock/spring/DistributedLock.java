@@ -108,6 +108,15 @@ public @interface DistributedLock {
     String leaseTime() default "";
 
     /**
+     * How long a call may hold the lock at most: a call still holding it after that (a hung method, a future
+     * that never completes) loses it, released at the next watchdog round and reported lost
+     * ({@link io.github.relock.core.LockLostException}). Between 1 ms and 365 days; same formats as
+     * {@link #waitTime()}. Empty: {@code relock.locks.<name>.max-hold}, else {@code relock.max-hold}; if those
+     * are empty too, no limit. A malformed or out-of-range value stops startup.
+     */
+    String maxHold() default "";
+
+    /**
      * Name of a method on the same bean to call instead when the lock is not acquired in time. It takes
      * the same parameters as the annotated method, optionally followed by one parameter that accepts a
      * {@link LockNotAcquiredException}, and returns a type compatible with the annotated method's.

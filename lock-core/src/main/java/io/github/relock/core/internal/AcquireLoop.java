@@ -167,7 +167,7 @@ final class AcquireLoop {
             log.debug("Could not subscribe to the releases of lock '{}'; looking again in a moment", keys.name(), ex);
             return null;
         }
-        throw new LockOperationException(keys.name(), "Could not wait for lock '" + keys.name()
+        throw new LockOperationException(keys.name(), keys.lock(), "Could not wait for lock '" + keys.name()
                 + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
     }
 

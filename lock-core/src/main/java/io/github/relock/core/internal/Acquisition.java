@@ -93,7 +93,7 @@ final class Acquisition {
                             willWait));
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not acquire lock '" + keys.name() + "': "
+            throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '" + keys.name() + "': "
                     + RedisFailures.describe(ex), ex);
         }
         if (reply.acquired()) {
@@ -206,7 +206,7 @@ final class Acquisition {
     }
 
     private LockLostException lostOnReentry(Holder holder) {
-        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost while " + holder.describe()
+        return new LockLostException(keys.name(), keys.lock(), "Lock '" + keys.name() + "' was lost while " + holder.describe()
                 + " held it (its lease ran out or it was force-unlocked); re-entry refused");
     }
 }

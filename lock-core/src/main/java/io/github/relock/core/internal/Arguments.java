@@ -49,9 +49,9 @@ final class Arguments {
         }
     }
 
-    /** A lease as {@link LockSettings#checkLease} allows, in milliseconds. */
+    /** A lease as {@link SettingRules#checkLease} allows, in milliseconds. */
     static long leaseMillis(Duration leaseTime) {
-        return LockSettings.checkLease("leaseTime", leaseTime).toMillis();
+        return SettingRules.checkLease("leaseTime", leaseTime).toMillis();
     }
 
     private static void requireUnit(TimeUnit unit) {

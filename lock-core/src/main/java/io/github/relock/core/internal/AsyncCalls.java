@@ -53,9 +53,11 @@ final class AsyncCalls {
         return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false));
     }
 
-    /** Waits as long as it takes; the watchdog renews the hold until it is released. */
-    CompletableFuture<Void> lock() {
-        return start(Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, context.watchdogLeaseMillis(), true,
+    /** Waits as long as it takes. @param leaseTime null: the watchdog renews the hold until it is released */
+    CompletableFuture<Void> lock(@Nullable Duration leaseTime) {
+        boolean watchdog = leaseTime == null;
+        long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
+        return start(Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
                 maxHoldNanos, null, null));
     }
 

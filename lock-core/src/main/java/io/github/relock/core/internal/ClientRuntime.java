@@ -22,7 +22,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockLostListener;
-import io.github.relock.core.LockNames;
 import io.github.relock.core.LockRedisKeys;
 import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReadWriteDistributedLock;
@@ -92,19 +91,19 @@ public final class ClientRuntime implements AutoCloseable {
     private RedisReentrantLock exclusive(String name, @Nullable String ownerId) {
         checkOpen();
         checkOwner(ownerId);
-        return new RedisReentrantLock(LockKeys.of(keyPrefix, LockNames.check(name)), context, ownerId);
+        return new RedisReentrantLock(LockKeys.of(keyPrefix, SettingRules.checkLockName(name)), context, ownerId);
     }
 
     /** A fair lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReentrantDistributedLock fairLock(String name, @Nullable String ownerId) {
         checkKind("Fair", name, ownerId);
-        return new RedisReentrantLock(FairKind.keys(keyPrefix, LockNames.check(name)), context, ownerId);
+        return new RedisReentrantLock(FairKind.keys(keyPrefix, SettingRules.checkLockName(name)), context, ownerId);
     }
 
     /** Both sides of a read-write lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReadWriteDistributedLock readWriteLock(String name, @Nullable String ownerId) {
         checkKind("Read-write", name, ownerId);
-        LockKeys[] sides = ReadWriteSide.keys(keyPrefix, LockNames.check(name));
+        LockKeys[] sides = ReadWriteSide.keys(keyPrefix, SettingRules.checkLockName(name));
         return new RedisReadWriteLock(name, new RedisReentrantLock(sides[0], context, ownerId),
                 new RedisReentrantLock(sides[1], context, ownerId));
     }
@@ -134,7 +133,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     public LockRedisKeys redisKeys(String name) {
-        LockKeys keys = LockKeys.of(keyPrefix, LockNames.check(name));
+        LockKeys keys = LockKeys.of(keyPrefix, SettingRules.checkLockName(name));
         return new LockRedisKeys(keys.lock(), keys.fence(), keys.channel());
     }
 

@@ -52,8 +52,9 @@ public final class LuaScript<T> implements RedisScript<T> {
     public static final LuaScript<Long> RW_WITHDRAW = announcing("rw-withdraw.lua", Long.class);
     /** What a read-write lock's hash says of its live holds; see {@code rw-holds.lua}. */
     public static final LuaScript<Long> RW_HOLDS = new LuaScript<>("rw-holds.lua", Long.class);
-    /** End every hold of a read-write lock; see {@code rw-force-unlock.lua}. */
-    public static final LuaScript<Long> RW_FORCE_UNLOCK = announcing("rw-force-unlock.lua", Long.class);
+    /** End the holds of one side of a read-write lock, or of both; see {@code rw-force-unlock.lua}. */
+    public static final LuaScript<Long> RW_FORCE_UNLOCK = announcing("rw-force-unlock.lua", Long.class,
+            "rw-state.lua");
 
     private static final String RESOURCES = "/io/github/relock/core/";
 

@@ -19,6 +19,7 @@ final class ReadWriteSide implements LockKind {
     static final long CLAIM_MILLIS = 2_000;
     private static final byte[] READ = {'r'};
     private static final byte[] WRITE = {'w'};
+    private static final byte[] BOTH = {};
     private static final byte[] NO_CLAIM = Encoding.bytes(0);
     private static final byte[] CLAIM = Encoding.bytes(CLAIM_MILLIS);
     /** After the hash: the channel that wakes readers; writers wake on {@link LockKeys#RELEASED}. */
@@ -92,29 +93,50 @@ final class ReadWriteSide implements LockKind {
 
     @Override
     public int holdCount(LockCommands commands, LockKeys keys, String field) {
-        return (int) holds(commands, keys, field, "count");
+        return (int) holds(commands, keys, field, "count", side());
     }
 
+    /** Whether this side is held: a read hold exists (read side), or the write hold (write side). */
     @Override
     public boolean isLocked(LockCommands commands, LockKeys keys) {
-        return holds(commands, keys, "", "locked") == 1;
+        return holds(commands, keys, "", "locked", side()) == 1;
     }
 
+    /** The lease of {@code field}'s hold, or if it holds nothing here, the longest of this side's holds. */
     @Override
     public long remainingLeaseMillis(LockCommands commands, LockKeys keys, String field) {
-        return holds(commands, keys, field, "lease");
+        return holds(commands, keys, field, "lease", side());
+    }
+
+    /** Whether either side is held. */
+    boolean eitherLocked(LockCommands commands, LockKeys keys) {
+        return holds(commands, keys, "", "locked", BOTH) == 1;
     }
 
     /** The hash as {@code rw-holds.lua} reads it: only holds whose own lease has not ended count. */
-    private static long holds(LockCommands commands, LockKeys keys, String field, String question) {
+    private static long holds(LockCommands commands, LockKeys keys, String field, String question, byte[] side) {
         return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
-                Encoding.bytes(field), Encoding.bytes(question)));
+                Encoding.bytes(field), Encoding.bytes(question), side));
     }
 
+    /** Ends this side's holds only: the write hold, or every read hold. */
     @Override
     public boolean forceUnlock(LockCommands commands, LockKeys keys) {
+        return forceUnlock(commands, keys, side());
+    }
+
+    /** Ends the holds of both sides. */
+    boolean forceUnlockBoth(LockCommands commands, LockKeys keys) {
+        return forceUnlock(commands, keys, BOTH);
+    }
+
+    private boolean forceUnlock(LockCommands commands, LockKeys keys, byte[] side) {
         return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
-                writersChannel, readersChannel)) == 1L;
+                writersChannel, readersChannel, side)) == 1L;
+    }
+
+    private byte[] side() {
+        return writer ? WRITE : READ;
     }
 
     /** The write lock is refused to an owner that holds only the read lock: it would wait for itself. */

@@ -165,6 +165,11 @@ final class RedisMultiLock implements MultiLock {
     }
 
     @Override
+    public CompletableFuture<Void> lockAsync(Duration leaseTime, LockOwner owner) {
+        throw noAsync();
+    }
+
+    @Override
     public CompletableFuture<Void> unlockAsync(LockOwner owner) {
         throw noAsync();
     }

@@ -3,14 +3,17 @@ package io.github.relock.core.internal;
 import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.ReentrantDistributedLock;
 
-/** A read-write lock: two handles on one Redis hash, told apart by their {@link ReadWriteSide}. */
+/**
+ * A read-write lock: two handles on one Redis hash, told apart by their {@link ReadWriteSide}; the lock itself
+ * answers for both sides together.
+ */
 final class RedisReadWriteLock implements ReadWriteDistributedLock {
 
     private final String name;
     private final ReentrantDistributedLock readLock;
-    private final ReentrantDistributedLock writeLock;
+    private final RedisReentrantLock writeLock;
 
-    RedisReadWriteLock(String name, ReentrantDistributedLock readLock, ReentrantDistributedLock writeLock) {
+    RedisReadWriteLock(String name, ReentrantDistributedLock readLock, RedisReentrantLock writeLock) {
         this.name = name;
         this.readLock = readLock;
         this.writeLock = writeLock;
@@ -29,6 +32,20 @@ final class RedisReadWriteLock implements ReadWriteDistributedLock {
     @Override
     public ReentrantDistributedLock writeLock() {
         return writeLock;
+    }
+
+    @Override
+    public boolean isLocked() {
+        return writeLock.ask((commands, keys) -> side(keys).eitherLocked(commands, keys));
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        return writeLock.change((commands, keys) -> side(keys).forceUnlockBoth(commands, keys));
+    }
+
+    private static ReadWriteSide side(LockKeys keys) {
+        return (ReadWriteSide) keys.kind();
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -13,7 +14,6 @@ import org.springframework.dao.DataAccessException;
 import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.LockOperationException;
-import io.github.relock.core.LockSettings;
 import io.github.relock.core.ReentrantDistributedLock;
 
 /**
@@ -44,7 +44,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public RedisReentrantLock withMaxHold(Duration maxHold) {
-        return new RedisReentrantLock(keys, context, fixedOwner, LockSettings.checkLease("maxHold", maxHold).toNanos());
+        return new RedisReentrantLock(keys, context, fixedOwner, SettingRules.checkLease("maxHold", maxHold).toNanos());
     }
 
     @Override
@@ -172,7 +172,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public CompletableFuture<Void> lockAsync(LockOwner owner) {
-        return async(owner).lock();
+        return async(owner).lock(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(Duration leaseTime, LockOwner owner) {
+        return async(owner).lock(leaseTime);
     }
 
     @Override
@@ -258,12 +263,26 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
                 + "be tracked in Redis too. Use a separate queue or pub/sub channel to signal between holders.");
     }
 
+    /**
+     * Asks Redis {@code question} about this lock's keys, outside any hold of the owner (no open check: a
+     * closed client may still read); a failure to reach Redis is a {@link LockOperationException}.
+     */
+    <T> T ask(BiFunction<LockCommands, LockKeys, T> question) {
+        return query(() -> question.apply(context.commands(), keys));
+    }
+
+    /** As {@link #ask}, refused once the client is closed: for what changes the lock. */
+    <T> T change(BiFunction<LockCommands, LockKeys, T> change) {
+        context.openCheck().run();
+        return ask(change);
+    }
+
     private <T> T query(Supplier<T> call) {
         try {
             return call.get();
         }
         catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), "Could not read lock '" + keys.name() + "': "
+            throw new LockOperationException(keys.name(), keys.lock(), "Could not read lock '" + keys.name() + "': "
                     + RedisFailures.describe(ex), ex);
         }
     }

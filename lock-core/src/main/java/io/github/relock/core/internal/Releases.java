@@ -66,7 +66,7 @@ final class Releases {
     }
 
     private LockLostException lost(Holder holder) {
-        return new LockLostException(keys.name(), "Lock '" + keys.name() + "' was lost before " + holder.describe()
+        return new LockLostException(keys.name(), keys.lock(), "Lock '" + keys.name() + "' was lost before " + holder.describe()
                 + " released it: its lease ran out or it was force-unlocked, so another holder may have run meanwhile");
     }
 
@@ -149,7 +149,7 @@ final class Releases {
                 break;
             }
         }
-        throw new LockOperationException(keys.name(), "Could not release lock '" + keys.name() + "': "
+        throw new LockOperationException(keys.name(), keys.lock(), "Could not release lock '" + keys.name() + "': "
                 + RedisFailures.describe(failure) + "; the lock is freed when its lease ends", failure);
     }
 }

@@ -6,7 +6,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.relock.core.RedisLockClientSettings;
 
 /**
  * Refuses a {@code replicaAckTimeout} that is not shorter than the factory's command timeout. The client would
@@ -30,7 +29,7 @@ final class ReplicaAckTimeoutCheck {
         }
         Duration commandTimeout = commandTimeout(factory);
         if (commandTimeout != null) {
-            RedisLockClientSettings.checkReplicaAckTimeoutBelow(replicaAckTimeout, commandTimeout);
+            SettingRules.checkReplicaAckTimeoutBelow(replicaAckTimeout, commandTimeout);
         }
     }
 

@@ -8,7 +8,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnection;
 
-import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.core.internal.OwnConnection.ScriptConnection;
 
 /**
@@ -98,7 +97,7 @@ final class ReplicaAcknowledgement {
     private void checkTimeout(ScriptConnection own) {
         Duration commandTimeout = own.commandTimeout();
         if (commandTimeout != null) {
-            RedisLockClientSettings.checkReplicaAckTimeoutBelow(Duration.ofMillis(timeoutMillis), commandTimeout);
+            SettingRules.checkReplicaAckTimeoutBelow(Duration.ofMillis(timeoutMillis), commandTimeout);
         }
     }
 

@@ -398,7 +398,7 @@ class NestedLevelsTest {
                 try {
                     lock.unlock();
                 }
-                catch (IllegalMonitorStateException ex) { // LockLostException too
+                catch (LockLostException | IllegalMonitorStateException ex) {
                     // the outer 300 ms may have run out; on a loaded machine so long ago that the client forgot it
                 }
             }

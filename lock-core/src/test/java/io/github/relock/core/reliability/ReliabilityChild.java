@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
@@ -191,7 +192,7 @@ public final class ReliabilityChild {
                 client.getLock(name).unlock();
                 silent++;
             }
-            catch (IllegalMonitorStateException ex) {
+            catch (LockLostException | IllegalMonitorStateException ex) {
                 thrown++;
             }
             long left = commands.release(keys, ownOwner, token, 1);

@@ -34,12 +34,12 @@ public class ProblemDetails {
     ProblemDetail lockBusy(LockNotAcquiredException ex) {
         log.info("409 lock busy: {}", ex.getMessage());
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
-                "Another payment of this order held lock '" + ex.getLockName() + "' (" + ex.getKey() + ") for the whole "
+                "Another payment of this order held lock '" + ex.getLockName() + "' (" + ex.getLockKey() + ") for the whole "
                         + "wait time of " + ex.getWaitTime().toMillis() + " ms; nothing was charged. Retry, or GET the order.");
         problem.setType(URI.create("urn:relock-sample:lock-busy"));
         problem.setTitle("Lock busy");
         problem.setProperty("lock", ex.getLockName());
-        problem.setProperty("lockKey", ex.getKey());
+        problem.setProperty("lockKey", ex.getLockKey());
         problem.setProperty("waitTimeMs", ex.getWaitTime().toMillis());
         problem.setProperty("waitedMs", ex.getWaited().toMillis());
         return problem;

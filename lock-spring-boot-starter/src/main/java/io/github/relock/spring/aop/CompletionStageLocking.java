@@ -11,6 +11,7 @@ import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockMode;
+import io.github.relock.spring.LockObserver;
 
 /**
  * Holds the locks until the {@code CompletionStage} the method returned completes, under an owner of their
@@ -54,7 +55,7 @@ final class CompletionStageLocking extends LockingStrategy {
             LockObserver.Hold hold, LockOwner owner) {
         CompletableFuture<@Nullable Object> completion = new CompletableFuture<>();
         services.lossNotifier().register(owner.id(), event -> completion.completeExceptionally(new LockLostException(
-                event.lockName(), "Lock '" + event.lockName() + "' of " + call.definition.describeMethod() + " was lost "
+                event.lockName(), event.key(), "Lock '" + event.lockName() + "' of " + call.definition.describeMethod() + " was lost "
                         + "while its CompletionStage was still running (its lease or maximum hold time ran out); the "
                         + "work may overlap with another holder's")));
         stage.whenComplete((value, error) -> {

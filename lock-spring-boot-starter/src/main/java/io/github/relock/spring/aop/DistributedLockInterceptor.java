@@ -11,6 +11,7 @@ import org.springframework.aop.framework.AopProxyUtils;
 
 import io.github.relock.core.DistributedLockClient;
 import io.github.relock.spring.LockFailureHandler;
+import io.github.relock.spring.LockObserver;
 
 /**
  * Runs a {@code @DistributedLock} method under its locks: finds the method's {@link LockDefinition} (built

@@ -6,6 +6,8 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.relock.spring.LockObserver;
+
 /**
  * A {@link LockObserver} whose failures are logged, never thrown: metrics and tracing must not change what a
  * locked call does. Thrown from {@code acquired()}, a failure would skip the release of a lock just taken

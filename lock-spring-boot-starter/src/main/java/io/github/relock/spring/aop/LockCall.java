@@ -14,6 +14,7 @@ import io.github.relock.core.LockLostException;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockFailureHandler;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.LockObserver;
 
 /**
  * One call of a {@code @DistributedLock} method and its lock (one lock, or a multi-lock for several keys):
@@ -72,7 +73,7 @@ final class LockCall {
     }
 
     private LockNotAcquiredException notAcquired(long started, @Nullable Throwable cause) {
-        return new LockNotAcquiredException(definition.name(), lock.getKey(), definition.settings().waitTime(),
+        return new LockNotAcquiredException(lock.getName(), lock.getKey(), definition.settings().waitTime(),
                 Duration.ofNanos(System.nanoTime() - started), cause);
     }
 
@@ -113,8 +114,8 @@ final class LockCall {
         try {
             lock.unlock();
         }
-        catch (IllegalMonitorStateException ex) {
-            return ex; // LockLostException, or a hold that an inner call already gave up
+        catch (LockLostException | IllegalMonitorStateException ex) {
+            return ex; // lost, or a hold that an inner call already gave up
         }
         catch (RuntimeException ex) {
             // the method's work is done; the lock frees itself when its lease ends
@@ -122,7 +123,7 @@ final class LockCall {
                     definition.describeMethod(), ex);
             return null;
         }
-        return outlivedLease ? new LockLostException(lock.getName(), "Lock '" + lock.getName()
+        return outlivedLease ? new LockLostException(lock.getName(), lock.getKey(), "Lock '" + lock.getName()
                 + "' outlived its lease while the method ran; another holder may have run meanwhile") : null;
     }
 

@@ -11,6 +11,7 @@ import org.springframework.core.env.PropertyResolver;
 
 import io.github.relock.core.LockNames;
 import io.github.relock.core.LockSettings;
+import io.github.relock.core.internal.SettingRules;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.InvalidLockConfigurationException;
 import io.github.relock.spring.LockKeyResolver;
@@ -46,7 +47,7 @@ public final class LockDefinitionFactory {
         LockedMethodChecks.checkProxyable(where);
         String name = annotation.name().isBlank() ? defaultName(where) : annotation.name().strip();
         try {
-            LockNames.checkName(name);
+            SettingRules.checkLogicalName(name);
         }
         catch (IllegalArgumentException ex) {
             throw where.invalid(ex.getMessage(), "Use another separator in the name, such as "
@@ -156,10 +157,18 @@ public final class LockDefinitionFactory {
             throw where.invalid("waitTime '" + annotation.waitTime() + "' is negative",
                     "Use 0s for a single attempt, or a positive duration such as 2s.", null);
         }
+        Duration maxHold = duration(annotation.maxHold(), "maxHold", where);
+        if (maxHold != null && (maxHold.compareTo(Duration.ofMillis(1)) < 0
+                || maxHold.compareTo(LockSettings.MAX_LEASE) > 0)) {
+            throw where.invalid("maxHold '" + annotation.maxHold() + "' is not between 1ms and 365 days",
+                    "Use a positive duration such as 30s, or leave maxHold empty to use relock.locks.<name>.max-hold "
+                            + "or relock.max-hold.", null);
+        }
         Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", where);
         try {
             return new LockSettings(waitTime != null ? waitTime : configured.waitTime(),
-                    leaseTime != null ? leaseTime : configured.leaseTime(), configured.maxHold());
+                    leaseTime != null ? leaseTime : configured.leaseTime(),
+                    maxHold != null ? maxHold : configured.maxHold());
         }
         catch (IllegalArgumentException ex) {
             throw where.invalid("leaseTime '" + annotation.leaseTime() + "' is not between 1ms and 365 days",

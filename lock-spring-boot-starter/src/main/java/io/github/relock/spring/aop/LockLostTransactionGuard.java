@@ -20,7 +20,7 @@ public final class LockLostTransactionGuard implements TransactionExecutionListe
     public void beforeCommit(TransactionExecution transaction) {
         ReentrantDistributedLock lost = ThreadLockScope.firstLost();
         if (lost != null) {
-            throw new LockLostException(lost.getName(), "Lock '" + lost.getName() + "' (" + lost.getKey()
+            throw new LockLostException(lost.getName(), lost.getKey(), "Lock '" + lost.getName() + "' (" + lost.getKey()
                     + ") was lost while the method ran, so its transaction" + describe(transaction)
                     + " was rolled back instead of committed: another holder may have run meanwhile");
         }

@@ -5,6 +5,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.spring.LockObserver;
+
 /** Several {@link LockObserver}s told of the same calls, each through its own acquisition and hold. */
 public final class LockObservers implements LockObserver {
 

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.DistributedLockClient;
 import io.github.relock.spring.LockFailureHandler;
+import io.github.relock.spring.LockObserver;
 
 /**
  * What every locked call needs from the application, looked up on first use: creating the advisor early

@@ -11,6 +11,7 @@ import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockMode;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.LockObserver;
 
 /**
  * How a call's locks are held around the method, for one kind of return type (see

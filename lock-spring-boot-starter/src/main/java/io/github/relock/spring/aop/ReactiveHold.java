@@ -14,6 +14,7 @@ import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.LockObserver;
 import reactor.core.publisher.Mono;
 
 /**
@@ -108,7 +109,7 @@ final class ReactiveHold {
     }
 
     LockNotAcquiredException notAcquiredException() {
-        return new LockNotAcquiredException(definition.name(), lock.getKey(), definition.settings().waitTime(),
+        return new LockNotAcquiredException(lock.getName(), lock.getKey(), definition.settings().waitTime(),
                 Duration.ofNanos(System.nanoTime() - started), null);
     }
 
@@ -188,15 +189,16 @@ final class ReactiveHold {
             }
             return null;
         }
-        if (error instanceof IllegalMonitorStateException && mode == Mode.SUCCESS) {
-            return error; // LockLostException, or a hold an inner call gave up
+        boolean lostOrGivenUp = error instanceof LockLostException || error instanceof IllegalMonitorStateException;
+        if (lostOrGivenUp && mode == Mode.SUCCESS) {
+            return error; // lost, or a hold an inner call gave up
         }
         if (error != null) {
             log.warn("Could not release a lock of {} after its publisher {}; it will be freed when its lease ends",
                     definition.describeMethod(), mode == Mode.SUCCESS ? "completed" : "was cancelled", error);
             return null;
         }
-        return outlivedLease ? new LockLostException(lock.getName(), "Lock '" + lock.getName() + "' of "
+        return outlivedLease ? new LockLostException(lock.getName(), lock.getKey(), "Lock '" + lock.getName() + "' of "
                 + definition.describeMethod() + " outlived its lease while the publisher ran; another holder may "
                 + "have run meanwhile") : null;
     }

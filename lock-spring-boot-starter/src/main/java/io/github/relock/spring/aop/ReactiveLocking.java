@@ -71,8 +71,9 @@ final class ReactiveLocking {
     /** What the release found (a lock lost meanwhile), without the wrapper Reactor puts around a failed cleanup. */
     private static Throwable releaseFailure(Throwable error) {
         String message = error.getMessage();
-        return error.getCause() instanceof IllegalMonitorStateException lost && message != null
-                && message.startsWith("Async resource cleanup failed") ? lost : error;
+        Throwable cause = error.getCause();
+        return (cause instanceof LockLostException || cause instanceof IllegalMonitorStateException) && message != null
+                && message.startsWith("Async resource cleanup failed") ? cause : error;
     }
 
     private Subscription subscription(MethodInvocation template, LockDefinition definition, String lockName,
@@ -146,7 +147,7 @@ final class ReactiveLocking {
         return Flux.defer(() -> {
             Sinks.Empty<Object> lost = Sinks.empty();
             services.lossNotifier().register(owner.id(), event -> lost.tryEmitError(new LockLostException(
-                    event.lockName(), "Lock '" + event.lockName() + "' of " + definition.describeMethod() + " was lost "
+                    event.lockName(), event.key(), "Lock '" + event.lockName() + "' of " + definition.describeMethod() + " was lost "
                     + "while its publisher was still running (its lease or maximum hold time ran out); the work was "
                     + "cancelled, and may have overlapped with another holder's")));
             return Flux.merge(body.doOnComplete(lost::tryEmitEmpty), lost.asMono())

@@ -26,11 +26,11 @@ import io.github.relock.core.LockLostListener;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.LockFailureHandler;
 import io.github.relock.spring.LockKeyResolver;
+import io.github.relock.spring.LockObserver;
 import io.github.relock.spring.aop.DistributedLockAdvisor;
 import io.github.relock.spring.aop.DistributedLockInterceptor;
 import io.github.relock.spring.aop.LockDefinitionFactory;
 import io.github.relock.spring.aop.LockDefinitionRegistry;
-import io.github.relock.spring.aop.LockObserver;
 import io.github.relock.spring.aop.LockObservers;
 import io.github.relock.spring.aop.LockedMethodProxyCheck;
 import io.github.relock.spring.aop.LockedMethodScanner;
@@ -60,8 +60,9 @@ public final class RelockAutoConfiguration {
                 .keyPrefix(properties.getKeyPrefix())
                 .watchdogTimeout(properties.getWatchdogTimeout())
                 .fencingTokenRetention(properties.getFencingTokenRetention());
-        if (properties.getClientId() != null) {
-            builder.clientId(properties.getClientId());
+        String clientName = properties.effectiveClientName();
+        if (clientName != null) {
+            builder.clientId(clientName);
         }
         builder.minReplicas(properties.getMinReplicas());
         if (properties.getMinReplicas() > 0) {

@@ -6,9 +6,9 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 import io.github.relock.core.LockSettings;
-import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.spring.aop.DistributedLockAdvisor;
 import io.github.relock.spring.aop.LockTimingDefaults;
 import io.github.relock.spring.aop.SelfInvocationReaction;
@@ -33,7 +33,7 @@ public class RelockProperties implements LockTimingDefaults {
      * name). Fencing tokens can only go backwards if the counter is gone and the Redis server's clock went
      * back by more than this. Between 1s and 365d.
      */
-    private Duration fencingTokenRetention = RedisLockClientSettings.DEFAULT_FENCING_TOKEN_RETENTION;
+    private Duration fencingTokenRetention = Duration.ofDays(7); // a literal, so that the IDE metadata shows it
 
     /** Whether to auto-configure the lock client and the @DistributedLock aspect. */
     private boolean enabled = true;
@@ -74,6 +74,9 @@ public class RelockProperties implements LockTimingDefaults {
      * id (the first part of every owner id in Redis) is this name, a dash and a random suffix, so two
      * instances given the same name still never share an owner. Empty: the client id is a random UUID.
      */
+    private @Nullable String clientName;
+
+    /** The former key of client-name; client-name wins when both are set. */
     private @Nullable String clientId;
 
     /**
@@ -148,12 +151,44 @@ public class RelockProperties implements LockTimingDefaults {
         this.aspectOrder = aspectOrder;
     }
 
+    public @Nullable String getClientName() {
+        return clientName;
+    }
+
+    public void setClientName(@Nullable String clientName) {
+        this.clientName = clientName;
+    }
+
+    /**
+     * The former key of {@code relock.client-name}, which it still sets (a client id is that name plus a random
+     * suffix).
+     *
+     * @deprecated use {@code relock.client-name}: {@link #getClientName()}
+     */
+    @Deprecated
+    @DeprecatedConfigurationProperty(replacement = "relock.client-name",
+            reason = "The client id is this name plus a random suffix")
     public @Nullable String getClientId() {
         return clientId;
     }
 
+    /** @deprecated use {@link #setClientName(String)} */
+    @Deprecated
     public void setClientId(@Nullable String clientId) {
         this.clientId = clientId;
+    }
+
+    /**
+     * The client name in effect: {@code relock.client-name}, else the deprecated {@code relock.client-id};
+     * null for a random client id.
+     */
+    @Nullable String effectiveClientName() {
+        return clientName != null ? clientName : clientId;
+    }
+
+    /** The key that set {@link #effectiveClientName()}, for messages. */
+    String clientNameKey() {
+        return clientName != null ? "relock.client-name" : "relock.client-id";
     }
 
     public int getMinReplicas() {

@@ -14,22 +14,26 @@ import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockLostListener;
 import io.github.relock.core.LockNames;
-import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.LockObserver;
 import io.github.relock.spring.metrics.RegistryMeters.NameMeters;
 
 /**
  * Meters for a dashboard, per logical lock name ({@code @DistributedLock(name)} or {@code Class.method}), never
- * per key: gauges of the calls holding ({@value #HELD}) and waiting for ({@value #WAITING}) their locks, and
+ * per key: gauges of the calls holding ({@value #HOLDING}) and waiting for ({@value #WAITING}) their locks, and
  * counters of calls that did not get them ({@value #NOT_ACQUIRED}) and of holds found lost ({@value #LOST}).
  * A name's four meters appear with its first call. Observers on one registry (two contexts sharing it) count
  * into the same meters; closing one removes its listener, and the meters that no open observer still uses.
  */
 public final class MeterLockObserver implements LockObserver, AutoCloseable {
 
-    /** Gauge: calls that hold their locks now. */
-    public static final String HELD = "relock.locks.held";
+    /**
+     * Gauge: calls that hold their locks now. Not to be confused with the observation
+     * {@link io.github.relock.spring.observation.ObservationLockObserver#HOLD relock.lock.hold}, which times each
+     * hold.
+     */
+    public static final String HOLDING = "relock.calls.holding";
     /** Gauge: calls waiting for their locks now. */
-    public static final String WAITING = "relock.locks.waiting";
+    public static final String WAITING = "relock.calls.waiting";
     /** Counter: calls whose wait time ran out. */
     public static final String NOT_ACQUIRED = "relock.lock.not.acquired";
     /** Counter: holds the client found lost (lease ran out, key deleted, Redis lost it). */

@@ -86,7 +86,7 @@ final class RegistryMeters {
         meters.registered.add(lost);
         if (!lostOnly) {
             meters.registered.add(notAcquired);
-            meters.registered.add(Gauge.builder(MeterLockObserver.HELD, meters.held, AtomicInteger::get)
+            meters.registered.add(Gauge.builder(MeterLockObserver.HOLDING, meters.held, AtomicInteger::get)
                     .tag(MeterLockObserver.NAME_TAG, name).strongReference(true)
                     .description("@DistributedLock calls holding their locks").register(registry));
             meters.registered.add(Gauge.builder(MeterLockObserver.WAITING, meters.waiting, AtomicInteger::get)

@@ -6,19 +6,24 @@ import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
-import io.github.relock.spring.aop.LockObserver;
+import io.github.relock.spring.LockObserver;
 
 /**
  * Reports {@code @DistributedLock} calls as two Micrometer observations: {@value #ACQUIRE} (the wait,
- * tagged with the outcome) and {@value #HELD} (from acquisition to release). Both carry the logical
+ * tagged with the outcome) and {@value #HOLD} (from acquisition to release). Both carry the logical
  * lock name only: the resolved key would make one time series per order id.
  */
 public final class ObservationLockObserver implements LockObserver {
 
     /** Observation of waiting for and taking the locks of one call. */
     public static final String ACQUIRE = "relock.lock.acquire";
-    /** Observation of holding the locks of one call. */
-    public static final String HELD = "relock.lock.held";
+    /**
+     * Observation of holding the locks of one call, from acquisition to release: with Micrometer's default
+     * handler, a timer of that name (and a long task timer {@code relock.lock.hold.active}). The gauge of calls
+     * holding their locks now is {@link io.github.relock.spring.metrics.MeterLockObserver#HOLDING
+     * relock.calls.holding}.
+     */
+    public static final String HOLD = "relock.lock.hold";
     /** Tag: the logical lock name ({@code @DistributedLock(name)} or {@code Class.method}). */
     public static final String NAME_TAG = "relock.lock.name";
     /** Tag on {@value #ACQUIRE}: {@code acquired}, {@code not_acquired} or {@code error}. */
@@ -46,7 +51,7 @@ public final class ObservationLockObserver implements LockObserver {
             @Override
             public Hold acquired() {
                 acquire.lowCardinalityKeyValue(OUTCOME_TAG, "acquired").stop();
-                Observation held = Observation.createNotStarted(HELD, observations)
+                Observation held = Observation.createNotStarted(HOLD, observations)
                         .contextualName("hold lock " + lockName)
                         .lowCardinalityKeyValue(name)
                         .start();

@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
+import io.github.relock.core.DistributedLockException;
 import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockNames;
 import io.github.relock.core.LockRedisKeys;
@@ -83,8 +84,9 @@ class DistributedLockAspectTest {
             runner.withPropertyValues("relock.wait-time=200ms").run(context -> {
                 Orders orders = context.getBean(Orders.class);
                 assertThatThrownBy(() -> orders.inner("7")).isInstanceOfSatisfying(LockNotAcquiredException.class, ex -> {
-                    assertThat(ex.getLockName()).isEqualTo("order");
-                    assertThat(ex.getKey()).isEqualTo(busy.getKey());
+                    assertThat(ex.getLockName()).isEqualTo("order:7");
+                    assertThat(ex.getLockKey()).isEqualTo(busy.getKey());
+                    assertThat(ex).isInstanceOf(DistributedLockException.class);
                     assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(200));
                     assertThat(ex.getWaited()).isGreaterThanOrEqualTo(Duration.ofMillis(200));
                     assertThat(ex).hasMessageContaining(busy.getKey()).hasMessageContaining("within 200ms");

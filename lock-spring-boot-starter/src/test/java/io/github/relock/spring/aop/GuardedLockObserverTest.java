@@ -8,6 +8,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.relock.spring.LockObserver;
+
 /** Observers are guarded once: several beans each by {@link LockObservers}, which is not wrapped again. */
 class GuardedLockObserverTest {
 

@@ -193,7 +193,7 @@ class LockFailureAndSettingsTest {
         }
 
         public String explain(String id, LockNotAcquiredException exception) {
-            return "busy " + id + ": " + exception.getKey();
+            return "busy " + id + ": " + exception.getLockKey();
         }
 
         @DistributedLock(name = "payments", key = "#id", waitTime = "0s", fallbackMethod = "later")

@@ -72,7 +72,7 @@ class ObservationTest {
                     .hasLowCardinalityKeyValue("relock.lock.name", "shipping")
                     .hasLowCardinalityKeyValue("relock.lock.outcome", "acquired").hasBeenStopped();
             TestObservationRegistryAssert.assertThat(registry)
-                    .hasObservationWithNameEqualTo("relock.lock.held").that()
+                    .hasObservationWithNameEqualTo("relock.lock.hold").that()
                     .hasLowCardinalityKeyValue("relock.lock.name", "shipping").hasBeenStopped();
             assertThat(allKeyValues).noneMatch(keyValue -> keyValue.contains("secret-42"));
         });
@@ -89,7 +89,7 @@ class ObservationTest {
                 TestObservationRegistryAssert.assertThat(registry)
                         .hasObservationWithNameEqualTo("relock.lock.acquire").that()
                         .hasLowCardinalityKeyValue("relock.lock.outcome", "not_acquired");
-                TestObservationRegistryAssert.assertThat(registry).hasNumberOfObservationsWithNameEqualTo("relock.lock.held", 0);
+                TestObservationRegistryAssert.assertThat(registry).hasNumberOfObservationsWithNameEqualTo("relock.lock.hold", 0);
                 assertThat(allKeyValues).noneMatch(keyValue -> keyValue.contains("secret-43"));
             });
         }
@@ -102,7 +102,7 @@ class ObservationTest {
     void aFailingMethodMarksTheHoldWithItsError() {
         runner.run(context -> {
             assertThatThrownBy(() -> context.getBean(Shipping.class).fail("x")).hasMessage("broken");
-            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("relock.lock.held").that()
+            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("relock.lock.hold").that()
                     .hasError();
         });
     }

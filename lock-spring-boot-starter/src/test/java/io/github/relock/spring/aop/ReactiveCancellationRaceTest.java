@@ -80,14 +80,14 @@ class ReactiveCancellationRaceTest {
                     keyNo++;
                     System.out.println("cancellation race: LEAK " + client.heldLocks());
                 }
-                System.out.println("cancellation race: round " + round + " mode " + mode + ": held=" + g("relock.locks.held")
-                        + " waiting=" + g("relock.locks.waiting") + " clientHeld=" + after + " redisKey="
+                System.out.println("cancellation race: round " + round + " mode " + mode + ": held=" + g("relock.calls.holding")
+                        + " waiting=" + g("relock.calls.waiting") + " clientHeld=" + after + " redisKey="
                         + redis.commands().exists(RelockContexts.redisKeys(context, "rx:" + id).lock()));
             }
             Thread.sleep(3000);
             System.out.println("cancellation race: leaks per mode (mono-delay, flux, mono-just): " + java.util.Arrays.toString(leaks)
                     + " of rounds " + java.util.Arrays.toString(rounds) + "; 3s later clientHeld=" + client.heldLocks()
-                    + " held gauge=" + g("relock.locks.held"));
+                    + " held gauge=" + g("relock.calls.holding"));
             assertThat(client.heldLocks()).as("holds left after cancellations").isEmpty();
         });
     }

@@ -165,7 +165,7 @@ class ReactiveLockTest {
     @Test
     void notAcquiredInTimeRunsTheFallback() throws Exception {
         runner.run(context -> holdingElsewhere("f", () -> {
-            assertThat(work(context).withFallback("f").block(Duration.ofSeconds(5))).startsWith("busy f: Lock 'rx'");
+            assertThat(work(context).withFallback("f").block(Duration.ofSeconds(5))).startsWith("busy f: Lock 'rx:f'");
             assertThat(Work.calls.get()).as("method never called").isZero();
         }));
     }

@@ -57,7 +57,7 @@ class ReactiveObservationTest {
                     .hasLowCardinalityKeyValue("relock.lock.name", "rx-shipping")
                     .hasLowCardinalityKeyValue("relock.lock.outcome", "acquired").hasBeenStopped();
             TestObservationRegistryAssert.assertThat(registry)
-                    .hasObservationWithNameEqualTo("relock.lock.held").that()
+                    .hasObservationWithNameEqualTo("relock.lock.hold").that()
                     .hasLowCardinalityKeyValue("relock.lock.name", "rx-shipping").hasBeenStopped();
         });
     }
@@ -74,7 +74,7 @@ class ReactiveObservationTest {
                         .hasObservationWithNameEqualTo("relock.lock.acquire").that()
                         .hasLowCardinalityKeyValue("relock.lock.outcome", "not_acquired");
                 TestObservationRegistryAssert.assertThat(registry)
-                        .hasNumberOfObservationsWithNameEqualTo("relock.lock.held", 0);
+                        .hasNumberOfObservationsWithNameEqualTo("relock.lock.hold", 0);
             });
         }
         finally {
@@ -87,7 +87,7 @@ class ReactiveObservationTest {
         runner.run(context -> {
             assertThatThrownBy(() -> context.getBean(Shipping.class).fail("3").block(Duration.ofSeconds(5)))
                     .hasMessage("broken");
-            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("relock.lock.held")
+            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("relock.lock.hold")
                     .that().hasError().hasBeenStopped();
         });
     }

@@ -17,11 +17,11 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.LockKeyResolver;
+import io.github.relock.spring.LockObserver;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.spring.aop.DistributedLockAdvisor;
 import io.github.relock.spring.aop.LockDefinitionRegistry;
 import io.github.relock.spring.aop.LockLostTransactionGuard;
-import io.github.relock.spring.aop.LockObserver;
 import io.github.relock.spring.aop.LockedMethodScanner;
 import io.github.relock.spring.aop.SpelLockKeyResolver;
 import io.github.relock.spring.observation.ObservationLockObserver;

@@ -78,11 +78,11 @@ class LockMetersTest {
             CountDownLatch release = new CountDownLatch(1);
             Future<?> call = threads.submit(() -> payments.hold("secret-1", entered, release));
             assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(gauge("relock.locks.held", "payments")).isEqualTo(1);
-            assertThat(gauge("relock.locks.waiting", "payments")).isZero();
+            assertThat(gauge("relock.calls.holding", "payments")).isEqualTo(1);
+            assertThat(gauge("relock.calls.waiting", "payments")).isZero();
             release.countDown();
             call.get(10, TimeUnit.SECONDS);
-            assertThat(gauge("relock.locks.held", "payments")).isZero();
+            assertThat(gauge("relock.calls.holding", "payments")).isZero();
             assertThat(counter("relock.lock.not.acquired", "payments")).isZero();
             assertThat(counter("relock.lock.lost", "payments")).isZero();
             assertNoTagCarriesAKey();
@@ -100,17 +100,17 @@ class LockMetersTest {
             Future<?> first = threads.submit(() -> payments.hold("secret-2", firstIn, firstOut));
             assertThat(firstIn.await(10, TimeUnit.SECONDS)).isTrue();
             Future<?> second = threads.submit(() -> payments.hold("secret-2", secondIn, secondOut));
-            await(() -> gauge("relock.locks.waiting", "payments") == 1);
-            assertThat(gauge("relock.locks.held", "payments")).isEqualTo(1);
+            await(() -> gauge("relock.calls.waiting", "payments") == 1);
+            assertThat(gauge("relock.calls.holding", "payments")).isEqualTo(1);
 
             firstOut.countDown();
             assertThat(secondIn.await(10, TimeUnit.SECONDS)).isTrue();
             first.get(10, TimeUnit.SECONDS);
-            assertThat(gauge("relock.locks.waiting", "payments")).isZero();
-            assertThat(gauge("relock.locks.held", "payments")).isEqualTo(1);
+            assertThat(gauge("relock.calls.waiting", "payments")).isZero();
+            assertThat(gauge("relock.calls.holding", "payments")).isEqualTo(1);
             secondOut.countDown();
             second.get(10, TimeUnit.SECONDS);
-            assertThat(gauge("relock.locks.held", "payments")).isZero();
+            assertThat(gauge("relock.calls.holding", "payments")).isZero();
         });
     }
 
@@ -125,11 +125,11 @@ class LockMetersTest {
                 assertThat(counter("relock.lock.not.acquired", "payments")).isEqualTo(1);
 
                 Future<?> waiting = threads.submit(() -> payments.briefly("secret-3"));
-                await(() -> gauge("relock.locks.waiting", "payments") == 1);
+                await(() -> gauge("relock.calls.waiting", "payments") == 1);
                 assertThatThrownBy(() -> waiting.get(10, TimeUnit.SECONDS))
                         .hasCauseInstanceOf(LockNotAcquiredException.class);
-                assertThat(gauge("relock.locks.waiting", "payments")).isZero();
-                assertThat(gauge("relock.locks.held", "payments")).isZero();
+                assertThat(gauge("relock.calls.waiting", "payments")).isZero();
+                assertThat(gauge("relock.calls.holding", "payments")).isZero();
                 assertThat(counter("relock.lock.not.acquired", "payments")).isEqualTo(2);
                 assertNoTagCarriesAKey();
             });
@@ -148,13 +148,13 @@ class LockMetersTest {
             Future<?> first = threads.submit(() -> payments.hold("secret-9", firstIn, firstOut));
             assertThat(firstIn.await(10, TimeUnit.SECONDS)).isTrue();
             Future<?> second = threads.submit(() -> payments.hold("secret-9", new CountDownLatch(1), firstOut));
-            await(() -> gauge("relock.locks.waiting", "payments") == 1);
+            await(() -> gauge("relock.calls.waiting", "payments") == 1);
             second.cancel(true);
-            await(() -> gauge("relock.locks.waiting", "payments") == 0);
+            await(() -> gauge("relock.calls.waiting", "payments") == 0);
             assertThat(counter("relock.lock.not.acquired", "payments")).as("an interrupt is no timeout").isZero();
             firstOut.countDown();
             first.get(10, TimeUnit.SECONDS);
-            assertThat(gauge("relock.locks.held", "payments")).isZero();
+            assertThat(gauge("relock.calls.holding", "payments")).isZero();
         });
     }
 
@@ -162,8 +162,8 @@ class LockMetersTest {
     void aMethodThatThrowsStopsCountingAsHeld() {
         runner.run(context -> {
             assertThatThrownBy(() -> context.getBean(Payments.class).fail("secret-4")).hasMessage("broken");
-            assertThat(gauge("relock.locks.held", "payments")).isZero();
-            assertThat(gauge("relock.locks.waiting", "payments")).isZero();
+            assertThat(gauge("relock.calls.holding", "payments")).isZero();
+            assertThat(gauge("relock.calls.waiting", "payments")).isZero();
         });
     }
 
@@ -175,7 +175,7 @@ class LockMetersTest {
             RedisLockClient client = context.getBean(RedisLockClient.class);
             assertThatThrownBy(() -> payments.loseTheLock("secret-5", key, client)).isInstanceOf(LockLostException.class);
             assertThat(counter("relock.lock.lost", "reports")).isEqualTo(1);
-            assertThat(gauge("relock.locks.held", "reports")).isZero();
+            assertThat(gauge("relock.calls.holding", "reports")).isZero();
             assertThat(registry.find("relock.lock.lost").tag("relock.lock.name", "_other").counter()).isNull();
             assertNoTagCarriesAKey();
         });
@@ -186,10 +186,10 @@ class LockMetersTest {
         runner.run(context -> {
             CompletableFuture<String> work = new CompletableFuture<>();
             CompletableFuture<String> result = context.getBean(Payments.class).later("secret-6", work);
-            assertThat(gauge("relock.locks.held", "jobs")).isEqualTo(1);
+            assertThat(gauge("relock.calls.holding", "jobs")).isEqualTo(1);
             work.complete("done");
             assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done");
-            assertThat(gauge("relock.locks.held", "jobs")).isZero();
+            assertThat(gauge("relock.calls.holding", "jobs")).isZero();
         });
     }
 
@@ -198,15 +198,15 @@ class LockMetersTest {
         TestObservationRegistry observations = TestObservationRegistry.create();
         runner.withBean(TestObservationRegistry.class, () -> observations).run(context -> {
             context.getBean(Payments.class).now("secret-7");
-            TestObservationRegistryAssert.assertThat(observations).hasObservationWithNameEqualTo("relock.lock.held");
-            assertThat(registry.find("relock.locks.held").tag("relock.lock.name", "payments").gauge()).isNotNull();
+            TestObservationRegistryAssert.assertThat(observations).hasObservationWithNameEqualTo("relock.lock.hold");
+            assertThat(registry.find("relock.calls.holding").tag("relock.lock.name", "payments").gauge()).isNotNull();
         });
     }
 
     @Test
     void closingTheContextRemovesTheMeters() {
         runner.run(context -> context.getBean(Payments.class).now("secret-8"));
-        assertThat(registry.find("relock.locks.held").meters()).isEmpty();
+        assertThat(registry.find("relock.calls.holding").meters()).isEmpty();
         assertThat(registry.find("relock.lock.lost").meters()).isEmpty();
     }
 
@@ -219,7 +219,7 @@ class LockMetersTest {
             Future<?> inFirst = threads.submit(() -> first.getBean(Payments.class).hold("secret-10", firstIn, release));
             Future<?> inSecond = threads.submit(() -> second.getBean(Payments.class).hold("secret-11", secondIn, release));
             assertThat(firstIn.await(10, TimeUnit.SECONDS) && secondIn.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(gauge("relock.locks.held", "payments")).as("one call held in each context").isEqualTo(2);
+            assertThat(gauge("relock.calls.holding", "payments")).as("one call held in each context").isEqualTo(2);
             release.countDown();
             inFirst.get(10, TimeUnit.SECONDS);
             inSecond.get(10, TimeUnit.SECONDS);
@@ -229,7 +229,7 @@ class LockMetersTest {
             CountDownLatch stillOut = new CountDownLatch(1);
             Future<?> later = threads.submit(() -> second.getBean(Payments.class).hold("secret-12", stillIn, stillOut));
             assertThat(stillIn.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(gauge("relock.locks.held", "payments")).as("the open context still reports").isEqualTo(1);
+            assertThat(gauge("relock.calls.holding", "payments")).as("the open context still reports").isEqualTo(1);
             stillOut.countDown();
             later.get(10, TimeUnit.SECONDS);
             assertThatThrownBy(() -> second.getBean(Payments.class).fail("secret-13")).hasMessage("broken");
@@ -249,8 +249,8 @@ class LockMetersTest {
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> client.heldLocks().isEmpty());
             assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
             assertThat(counter("relock.lock.lost", "_other")).isEqualTo(1);
-            assertThat(registry.find("relock.locks.held").tag("relock.lock.name", "_other").meters()).isEmpty();
-            assertThat(registry.find("relock.locks.waiting").tag("relock.lock.name", "_other").meters()).isEmpty();
+            assertThat(registry.find("relock.calls.holding").tag("relock.lock.name", "_other").meters()).isEmpty();
+            assertThat(registry.find("relock.calls.waiting").tag("relock.lock.name", "_other").meters()).isEmpty();
             assertThat(registry.find("relock.lock.not.acquired").tag("relock.lock.name", "_other").meters())
                     .isEmpty();
         });

@@ -40,7 +40,7 @@ class RegistryMetersTest {
         assertThat(second).isSameAs(first);
         first.use("payments", false).held.incrementAndGet();
         second.use("payments", false).held.incrementAndGet();
-        assertThat(registry.get(MeterLockObserver.HELD).gauge().value()).isEqualTo(2);
+        assertThat(registry.get(MeterLockObserver.HOLDING).gauge().value()).isEqualTo(2);
 
         first.leave(List.of("payments"));
         assertThat(registry.getMeters()).hasSize(4);
@@ -65,12 +65,12 @@ class RegistryMetersTest {
                 first.acquisitionStarted("late").acquired();
                 MeterLockObserver third = new MeterLockObserver(registry, client);
                 third.acquisitionStarted("payments").acquired();
-                assertThat(registry.get(MeterLockObserver.HELD).tag(MeterLockObserver.NAME_TAG, "payments").gauge()
+                assertThat(registry.get(MeterLockObserver.HOLDING).tag(MeterLockObserver.NAME_TAG, "payments").gauge()
                         .value()).as("second's and third's holds, in one gauge").isEqualTo(3);
-                assertThat(registry.find(MeterLockObserver.HELD).tag(MeterLockObserver.NAME_TAG, "late").gauge())
+                assertThat(registry.find(MeterLockObserver.HOLDING).tag(MeterLockObserver.NAME_TAG, "late").gauge())
                         .isNull();
                 second.close();
-                assertThat(registry.find(MeterLockObserver.HELD).gauge()).as("third still counts").isNotNull();
+                assertThat(registry.find(MeterLockObserver.HOLDING).gauge()).as("third still counts").isNotNull();
                 third.close();
                 assertThat(registry.getMeters()).isEmpty();
             }

@@ -20,8 +20,8 @@ import org.springframework.context.ApplicationContext;
 import io.github.relock.core.LockNames;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.spring.DistributedLock;
+import io.github.relock.spring.LockObserver;
 import io.github.relock.spring.RelockContexts;
-import io.github.relock.spring.aop.LockObserver;
 import io.github.relock.test.RedisServerExtension;
 import reactor.core.publisher.Mono;
 

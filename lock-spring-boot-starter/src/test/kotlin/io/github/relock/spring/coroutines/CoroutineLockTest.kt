@@ -103,7 +103,7 @@ class CoroutineLockTest {
     fun `a suspend fallback runs instead, with the exception`() = runner.test { context ->
         holdingElsewhere(context, "o-4") {
             val answer = runBlocking { context.getBean(Shipping::class.java).orLater("o-4") }
-            assertThat(answer).isEqualTo("later: shipping")
+            assertThat(answer).isEqualTo("later: shipping:o-4")
         }
         assertThat(Shipping.bodies.get()).isZero()
     }

@@ -30,11 +30,11 @@ class ProblemDetails {
     ResponseEntity<ProblemDetail> lockBusy(LockNotAcquiredException ex) {
         log.info("409 lock busy: {}", ex.getMessage());
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, "Lock '" + ex.getLockName()
-                + "' (" + ex.getKey() + ") stayed held by another request for the whole wait time of "
+                + "' (" + ex.getLockKey() + ") stayed held by another request for the whole wait time of "
                 + ex.getWaitTime().toMillis() + " ms, so nothing was done. Retry once that request is over.");
         problem.setType(URI.create("urn:relock-reactive-sample:lock-busy"));
         problem.setTitle("Lock busy");
-        problem.setProperty("lockKey", ex.getKey());
+        problem.setProperty("lockKey", ex.getLockKey());
         problem.setProperty("waitedMs", ex.getWaited().toMillis());
         return body(problem);
     }

@@ -1,11 +1,11 @@
-package io.github.relock.spring.aop;
+package io.github.relock.spring;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * Hears about each {@code @DistributedLock} call's acquisition and hold, for metrics and tracing. The
  * starter plugs in Micrometer Observation when it is on the class path, and meters when there is a
- * {@code MeterRegistry}; every {@code LockObserver} bean is told ({@link LockObservers#of}).
+ * {@code MeterRegistry}; every {@code LockObserver} bean is told.
  * {@link #NOOP} when there is none.
  * Implementations see the logical lock name only, never the resolved key, so tags stay low-cardinality.
  */
