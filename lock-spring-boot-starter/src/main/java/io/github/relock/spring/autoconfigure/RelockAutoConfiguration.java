@@ -1,5 +1,6 @@
 package io.github.relock.spring.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -102,9 +103,12 @@ public final class RelockAutoConfiguration {
             return new RelockPropertiesCheck(properties);
         }
 
+        /** Waits for held locks as long as Boot lets each shutdown phase take (30s unless set). */
         @Bean
-        RelockClientLifecycle relockClientLifecycle(DistributedLockClient relockClient) {
-            return new RelockClientLifecycle(relockClient);
+        RelockClientLifecycle relockClientLifecycle(DistributedLockClient relockClient, Environment environment) {
+            Duration releaseWait = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase",
+                    Duration.class).orElse(Duration.ofSeconds(30));
+            return new RelockClientLifecycle(relockClient, releaseWait);
         }
 
         @Bean
