@@ -27,9 +27,6 @@ final class LockedBeanAdvice {
     record Missing(String cause, String action) {
     }
 
-    private static final String LET_SPRING_PROXY = "Remove spring.aop.auto=false, or add @EnableAspectJAutoProxy "
-            + "to a configuration class of that context.";
-
     private LockedBeanAdvice() {
     }
 
@@ -109,7 +106,8 @@ final class LockedBeanAdvice {
                         + "context's does not proxy a child's beans)", "Add @EnableAspectJAutoProxy to a "
                         + "configuration class of the child context, or declare the bean in the parent context.")
                 : new Missing("its context has no auto-proxy creator: spring.aop.auto=false turns Spring Boot's off "
-                        + "(so does excluding AopAutoConfiguration)", LET_SPRING_PROXY);
+                        + "(so does excluding AopAutoConfiguration)", "Remove spring.aop.auto=false, or add "
+                        + "@EnableAspectJAutoProxy to a configuration class of the application.");
     }
 
     private static String describe(List<Method> methods) {

@@ -12,14 +12,15 @@ import io.github.relock.core.DistributedLockClient;
 import io.github.relock.core.HeldLock;
 
 /**
- * Closes the lock client when the context stops, once the locks it holds have been released, and before the
- * Redis connection factory stops (phase 0): renewals end while Redis still answers, and the pub/sub connection
+ * Closes the lock client when the context stops, once the locks its watchdog keeps have been released, and before
+ * the Redis connection factory stops (phase 0): renewals end while Redis still answers, and the pub/sub connection
  * closes before the factory tears its connections down under it.
  *
  * <p>Work that still holds a lock when the context closes (an {@code @Async} call that the task executor waits for
  * with {@code spring.task.execution.shutdown.await-termination=true}, a scheduled job) keeps its lock, renewed,
  * for up to {@code spring.lifecycle.timeout-per-shutdown-phase}: the factory stops only after this phase, so that
- * work can finish and release it. A locked call still running when that time is up ends with a
+ * work can finish and release it. A lock with a fixed lease is not waited for: closing the client does not
+ * shorten it. A locked call still running when the client closes ends with a
  * {@link io.github.relock.core.LockLostException} instead of returning as if it had held its lock throughout.
  */
 final class RelockClientLifecycle implements SmartLifecycle {
@@ -54,7 +55,7 @@ final class RelockClientLifecycle implements SmartLifecycle {
 
     /** A shutdown poll, not a lock wait: the client tells no one when its last hold goes. */
     private void awaitReleases() {
-        List<HeldLock> held = client.heldLocks();
+        List<HeldLock> held = renewed();
         if (held.isEmpty()) {
             return;
         }
@@ -69,7 +70,7 @@ final class RelockClientLifecycle implements SmartLifecycle {
                 Thread.currentThread().interrupt();
                 break;
             }
-            held = client.heldLocks();
+            held = renewed();
         }
         if (!held.isEmpty()) {
             log.warn("Closing the lock client while {} still hold(s) {}: their leases are no longer renewed, and "
@@ -77,6 +78,10 @@ final class RelockClientLifecycle implements SmartLifecycle {
                     + "spring.lifecycle.timeout-per-shutdown-phase to give them longer.",
                     held.stream().map(HeldLock::ownerId).distinct().toList(), held.stream().map(HeldLock::name).toList());
         }
+    }
+
+    private List<HeldLock> renewed() {
+        return client.heldLocks().stream().filter(HeldLock::watchdog).toList();
     }
 
     @Override
