@@ -65,8 +65,7 @@ final class LockedBeanAdvice {
                     + "the BeanFactoryPostProcessor static, and let it look the bean up lazily (ObjectProvider) "
                     + "instead of taking it as a parameter.");
         }
-        if (instance instanceof Advised advised && Arrays.stream(advised.getAdvisors())
-                .anyMatch(DistributedLockAdvisor.class::isInstance)) {
+        if (!matchedByAnAdvisor(beanFactory, type, unadvised)) {
             return new Missing("relock's pointcut does not match " + describe(unadvised), "Annotate the method that "
                     + "implements it in the bean's class.");
         }
@@ -85,6 +84,19 @@ final class LockedBeanAdvice {
                 }
             }
         }
+        return unmatched(pointcuts, type, methods);
+    }
+
+    /** Whether the context's relock advisors would advise every one of {@code methods}, had they the chance. */
+    private static boolean matchedByAnAdvisor(ConfigurableListableBeanFactory beanFactory, Class<?> type,
+            Collection<Method> methods) {
+        List<Pointcut> pointcuts = BeanFactoryUtils.beansOfTypeIncludingAncestors(beanFactory,
+                DistributedLockAdvisor.class, true, false).values().stream().map(DistributedLockAdvisor::getPointcut)
+                .toList();
+        return unmatched(pointcuts, type, methods).isEmpty();
+    }
+
+    private static List<Method> unmatched(List<Pointcut> pointcuts, Class<?> type, Collection<Method> methods) {
         List<Method> unadvised = new ArrayList<>();
         for (Method method : methods) {
             if (pointcuts.stream().noneMatch(pointcut -> pointcut.getClassFilter().matches(type)

@@ -134,7 +134,16 @@ public final class LockedMethodScanner implements SmartInitializingSingleton, Ap
         Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(type,
                 (MethodIntrospector.MetadataLookup<DistributedLock>) method ->
                         AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class));
-        return annotated.keySet();
+        Set<Method> methods = new LinkedHashSet<>(annotated.keySet());
+        // the lookup above reads the implementing method: one inherited from a class outside the interface hides it
+        for (Class<?> declaring : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+            for (Method method : declaring.getMethods()) {
+                if (AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class)) {
+                    methods.add(method);
+                }
+            }
+        }
+        return methods;
     }
 
     private void warnAboutUnusedNames() {

@@ -97,6 +97,39 @@ class LockedBeansAdvisedTest {
         });
     }
 
+    /** The interface declares the lock; the class inherits its implementation from a base that does not. */
+    @Test
+    void anInterfaceMethodImplementedByABaseClassLocksOrFailsStartup() {
+        runner.withBean("inherited", InheritedCounter.class).run(context -> {
+            if (context.getStartupFailure() != null) {
+                FailureAnalysis analysis = new RelockFailureAnalyzer().analyze(context.getStartupFailure());
+                assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+                assertThat(analysis.getDescription()).contains("'inherited'", "pointcut does not match", "count(String)");
+                return;
+            }
+            CountsOnce counter = context.getBean(CountsOnce.class);
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+            try {
+                java.util.List<java.util.concurrent.Future<?>> calls = new java.util.ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    calls.add(threads.submit(() -> {
+                        for (int i = 0; i < 20; i++) {
+                            counter.count("one");
+                        }
+                        return null;
+                    }));
+                }
+                for (java.util.concurrent.Future<?> call : calls) {
+                    call.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+            finally {
+                threads.shutdownNow();
+            }
+            assertThat(CountingBase.overlaps.get()).as("calls inside at once").isZero();
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(strings = { "yes", "on", "1", "true ", "", "enabled" })
     void anEnabledValueOtherThanTrueOrFalseFailsStartup(String value) {
@@ -164,6 +197,29 @@ class LockedBeansAdvisedTest {
         @io.github.relock.spring.DistributedLock(key = "#id")
         public void work(String id) {
         }
+    }
+
+    public interface CountsOnce {
+
+        @io.github.relock.spring.DistributedLock(name = "inherited", key = "#id")
+        void count(String id) throws InterruptedException;
+    }
+
+    public static class CountingBase {
+
+        static final java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+        static final java.util.concurrent.atomic.AtomicInteger overlaps = new java.util.concurrent.atomic.AtomicInteger();
+
+        public void count(String id) throws InterruptedException {
+            if (inside.incrementAndGet() > 1) {
+                overlaps.incrementAndGet();
+            }
+            Thread.sleep(2);
+            inside.decrementAndGet();
+        }
+    }
+
+    public static class InheritedCounter extends CountingBase implements CountsOnce {
     }
 
     @Configuration(proxyBeanMethods = false)
