@@ -107,9 +107,15 @@ final class LockCall {
      * Gives the lock back after the method returned normally.
      *
      * @return the exception to throw if the lock turned out to be lost while the method ran (its work may have
-     *         overlapped with another holder's), else {@code null}
+     *         overlapped with another holder's), or the client closed under it, else {@code null}
      */
     @Nullable RuntimeException releaseAfterSuccess() {
+        if (services.client().isClosed()) {
+            // closed while the method ran (it could not have been taken after): renewal stopped under it
+            return new LockLostException(lock.getName(), "Lock '" + lock.getName() + "' was given up while "
+                    + definition.describeMethod() + " ran: the lock client closed (the application is shutting "
+                    + "down) and stopped renewing its lease, so another holder may have run meanwhile");
+        }
         boolean outlivedLease = lock.isLost(); // a fixed lease the local clock saw run out, Redis may still keep
         try {
             lock.unlock();

@@ -35,8 +35,17 @@ public class RelockProperties implements LockTimingDefaults {
      */
     private Duration fencingTokenRetention = Duration.ofDays(7); // a literal, so that the IDE metadata shows it
 
-    /** Whether to auto-configure the lock client and the @DistributedLock aspect. */
+    /**
+     * Whether @DistributedLock methods are locked. Exactly true or false (any case): false runs every annotated
+     * method without its lock, and logs one warning naming them; any other value fails startup.
+     */
     private boolean enabled = true;
+
+    /**
+     * Bean name of the RedisConnectionFactory to lock with. Needed only when the application has several
+     * factories and none is @Primary. Empty: the only factory, or the @Primary one.
+     */
+    private @Nullable String connectionFactory;
 
     /** Prepended to every lock name to form its Redis key: lock:{name}. Must not be blank or contain braces. */
     private String keyPrefix = "lock:";
@@ -101,6 +110,14 @@ public class RelockProperties implements LockTimingDefaults {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public @Nullable String getConnectionFactory() {
+        return connectionFactory;
+    }
+
+    public void setConnectionFactory(@Nullable String connectionFactory) {
+        this.connectionFactory = connectionFactory;
     }
 
     public String getKeyPrefix() {

@@ -38,10 +38,13 @@ class RelockAutoConfigurationTest {
     private final ApplicationContextRunner runner = RelockContexts.on(redis);
 
     @Test
-    void backsOffWithoutARedisConnectionFactory() {
+    void failsWithoutARedisConnectionFactory() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RelockAutoConfiguration.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockClient.class)
-                        .doesNotHaveBean(DistributedLockAdvisor.class));
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new RelockFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+                            .contains("RedisConnectionFactory", "relock.enabled=false");
+                });
     }
 
     @Test
@@ -52,10 +55,10 @@ class RelockAutoConfigurationTest {
     }
 
     @Test
-    void backsOffWhenTwoConnectionFactoriesCompete() {
+    void failsWhenTwoConnectionFactoriesCompete() {
         runner.withBean("second", RedisConnectionFactory.class, redis::newConnectionFactory)
                 .withBean("third", RedisConnectionFactory.class, redis::newConnectionFactory)
-                .run(context -> assertThat(context).doesNotHaveBean(RedisLockClient.class));
+                .run(context -> assertThat(context).hasFailed());
     }
 
     @Test

@@ -97,7 +97,9 @@ class InstancesAndShutdownTest {
         List<Future<?>> calls = new ArrayList<>();
         String[] clientId = new String[1];
         String[] lockKey = new String[1];
-        runner.withPropertyValues("relock.watchdog-timeout=2s").run(context -> {
+        // the holder is let go only after the close: the client waits this long for it, then closes anyway
+        runner.withPropertyValues("relock.watchdog-timeout=2s", "spring.lifecycle.timeout-per-shutdown-phase=500ms")
+                .run(context -> {
             Counter counter = context.getBean(Counter.class);
             clientId[0] = context.getBean(RedisLockClient.class).getClientId();
             lockKey[0] = RelockContexts.redisKeys(context, LockNames.of("count", "close")).lock();
