@@ -9,19 +9,15 @@ package io.github.relock.core;
  * <p>Only a first acquisition checks: a re-entry of a hold already taken goes on as before. Nothing of the
  * refused attempt stays in Redis.
  */
-public class LockKindMismatchException extends IllegalStateException {
+public class LockKindMismatchException extends DistributedLockException {
 
     private static final long serialVersionUID = 1L;
 
-    private final String lockName;
-
+    /**
+     * @param lockName the name of the lock that was asked for
+     * @param message  which kind holds the lock and which was asked for
+     */
     public LockKindMismatchException(String lockName, String message) {
-        super(message);
-        this.lockName = lockName;
-    }
-
-    /** The name of the lock that was asked for. */
-    public String getLockName() {
-        return lockName;
+        super(lockName, null, message, null);
     }
 }

@@ -6,7 +6,7 @@ package io.github.relock.core;
  * hold began (this hold outlived its lease, in a pause or a partition), or the record does not exist. Nothing was
  * written; roll back what this holder did under the lock.
  */
-public class StaleFencingTokenException extends RuntimeException {
+public class StaleFencingTokenException extends DistributedLockException {
 
     private static final long serialVersionUID = 1L;
 
@@ -21,7 +21,7 @@ public class StaleFencingTokenException extends RuntimeException {
      * @param message what was refused, and why
      */
     public StaleFencingTokenException(long token, String table, Object id, String message) {
-        super(message);
+        super(message, null);
         this.token = token;
         this.table = table;
         this.id = id;
