@@ -63,7 +63,7 @@ class PackagedJarIT {
         List<String> globs = JsonPath.read(metadata, "$.resources[*].glob");
         assertThat(globs).as("lock-core's Lua scripts").contains("io/github/relock/core/*.lua");
         List<String> types = JsonPath.read(metadata, "$.reflection[*].type");
-        assertThat(types).contains("io.github.relock.spring.aop.LockKeyRootObject", "io.github.relock.spring.DistributedLock",
+        assertThat(types).contains("io.github.relock.spring.internal.LockKeyRootObject", "io.github.relock.spring.DistributedLock",
                 "io.github.relock.spring.autoconfigure.RelockProperties");
         List<String> locked = JsonPath.read(metadata,
                 "$.reflection[?(@.type == 'io.github.relock.sample.payments.PaymentService')].methods[*].name");

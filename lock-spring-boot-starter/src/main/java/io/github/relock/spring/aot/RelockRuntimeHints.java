@@ -7,7 +7,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
 
 import io.github.relock.spring.DistributedLock;
-import io.github.relock.spring.aop.LockKeyRootObject;
+import io.github.relock.spring.internal.LockKeyRootObject;
 import io.github.relock.spring.autoconfigure.RelockFailureAnalyzer;
 import io.github.relock.spring.autoconfigure.RelockProperties;
 

@@ -5,7 +5,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
 import org.springframework.transaction.ConfigurableTransactionManager;
 
-import io.github.relock.spring.aop.LockLostTransactionGuard;
+import io.github.relock.spring.internal.LockLostTransactionGuard;
 
 /**
  * Adds the {@link LockLostTransactionGuard} to every transaction manager of the context, including ones

@@ -9,9 +9,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 import io.github.relock.core.LockSettings;
-import io.github.relock.spring.aop.DistributedLockAdvisor;
-import io.github.relock.spring.aop.LockTimingDefaults;
-import io.github.relock.spring.aop.SelfInvocationReaction;
+import io.github.relock.spring.internal.DistributedLockAdvisor;
+import io.github.relock.spring.internal.LockTimingDefaults;
+import io.github.relock.spring.internal.SelfInvocationReaction;
 
 /**
  * {@code relock.*}: the lock client and the defaults of every {@code @DistributedLock} method, with

@@ -23,7 +23,7 @@ import org.springframework.javapoet.ClassName;
 
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
-import io.github.relock.spring.aop.LockKeyRootObject;
+import io.github.relock.spring.internal.LockKeyRootObject;
 import io.github.relock.spring.autoconfigure.RelockFailureAnalyzer;
 import io.github.relock.spring.autoconfigure.RelockProperties;
 
