@@ -103,6 +103,13 @@ final class LockCall {
         }
     }
 
+    /** What a call learns when the lock client closed while it ran: renewal stopped, so its lock may have gone. */
+    static LockLostException closedUnder(ReentrantDistributedLock lock, LockDefinition definition) {
+        return new LockLostException(lock.getName(), lock.getKey(), "Lock '" + lock.getName() + "' was given up while "
+                + definition.describeMethod() + " ran: the lock client closed (the application is shutting down) "
+                + "and stopped renewing its lease, so another holder may have run meanwhile");
+    }
+
     /**
      * Gives the lock back after the method returned normally.
      *
@@ -112,9 +119,7 @@ final class LockCall {
     @Nullable RuntimeException releaseAfterSuccess() {
         if (services.client().isClosed()) {
             // closed while the method ran (it could not have been taken after): renewal stopped under it
-            return new LockLostException(lock.getName(), "Lock '" + lock.getName() + "' was given up while "
-                    + definition.describeMethod() + " ran: the lock client closed (the application is shutting "
-                    + "down) and stopped renewing its lease, so another holder may have run meanwhile");
+            return closedUnder(lock, definition);
         }
         boolean outlivedLease = lock.isLost(); // a fixed lease the local clock saw run out, Redis may still keep
         try {

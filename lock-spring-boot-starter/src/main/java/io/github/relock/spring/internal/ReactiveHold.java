@@ -5,6 +5,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -31,6 +32,7 @@ final class ReactiveHold {
     private final LockDefinition definition;
     private final LockObserver observer;
     private final CallLocks call;
+    private final BooleanSupplier clientClosed;
     private final AtomicBoolean settled = new AtomicBoolean();
     /** True from the moment the lock is known taken until one release claims it: it is given back once. */
     private final AtomicBoolean held = new AtomicBoolean();
@@ -38,8 +40,14 @@ final class ReactiveHold {
     private volatile long started;
     private volatile Mono<Void> bodyStopped = Mono.empty();
 
-    ReactiveHold(ReentrantDistributedLock lock, LockOwner owner, LockDefinition definition, LockObserver observer) {
+    /**
+     * @param clientClosed whether the lock client has closed: a publisher that completes after that was not
+     *                     renewed to its end, and is told so
+     */
+    ReactiveHold(ReentrantDistributedLock lock, LockOwner owner, LockDefinition definition, LockObserver observer,
+            BooleanSupplier clientClosed) {
         this.lock = lock;
+        this.clientClosed = clientClosed;
         this.owner = owner;
         this.definition = definition;
         this.observer = observer;
@@ -151,6 +159,14 @@ final class ReactiveHold {
         return Mono.defer(() -> {
             if (!held.compareAndSet(true, false)) {
                 return Mono.empty(); // given back already, or never taken
+            }
+            if (mode == Mode.SUCCESS && clientClosed.getAsBoolean()) {
+                LockLostException closed = LockCall.closedUnder(lock, definition);
+                LockObserver.Hold hold = observed;
+                if (hold != null) {
+                    hold.released(closed);
+                }
+                return Mono.error(closed);
             }
             boolean outlivedLease = mode == Mode.SUCCESS && lock.isLost(); // a lease the local clock saw end
             return mode == Mode.CANCEL ? bodyStopped.then(Mono.defer(() -> unlock(failure, mode, false)))

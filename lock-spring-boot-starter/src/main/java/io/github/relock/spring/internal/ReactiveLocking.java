@@ -82,7 +82,7 @@ final class ReactiveLocking {
         LockOwner outer = chainOwner(context, client);
         LockOwner owner = outer != null ? outer : client.newOwner();
         ReentrantDistributedLock lock = handle(client, definition, lockName, owner);
-        ReactiveHold hold = new ReactiveHold(lock, owner, definition, services.observer());
+        ReactiveHold hold = new ReactiveHold(lock, owner, definition, services.observer(), services.client()::isClosed);
         CoroutineBody coroutines = KotlinReturns.coroutines(definition.method())
                 ? new CoroutineBody(template.getArguments()) : null;
         if (coroutines != null) {

@@ -2,6 +2,7 @@ package io.github.relock.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -23,6 +24,7 @@ import io.github.relock.core.LockNames;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.test.RedisServerExtension;
+import reactor.core.publisher.Mono;
 
 /**
  * The lock client closes after the locked work the application's executors still run has released its locks; a
@@ -71,6 +73,41 @@ class ShutdownOrderTest {
         }
         assertThat(failure).as("the call returned as if it had held its lock throughout").isNotNull();
         assertThat(failure.getCause()).isInstanceOf(LockLostException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void aReactiveLockedCallStillRunningWhenTheClientClosesEndsWithLockLostException() throws Exception {
+        AtomicReference<CompletableFuture<String>> result = new AtomicReference<>();
+        runner.withBean("feeds", Feeds.class).withPropertyValues("spring.lifecycle.timeout-per-shutdown-phase=300ms")
+                .run(context -> {
+                    Feeds feeds = context.getBean(Feeds.class);
+                    result.set(feeds.refresh("news", 2_000).toFuture());
+                    assertThat(feeds.awaitStarted()).isTrue();
+                });
+        ExecutionException failure = null;
+        try {
+            result.get().get(10, TimeUnit.SECONDS);
+        }
+        catch (ExecutionException ex) {
+            failure = ex;
+        }
+        assertThat(failure).as("the publisher completed as if it had held its lock throughout").isNotNull();
+        assertThat(failure.getCause()).isInstanceOf(LockLostException.class).hasMessageContaining("closed");
+    }
+
+    public static class Feeds {
+
+        private final CountDownLatch started = new CountDownLatch(1);
+
+        public boolean awaitStarted() throws InterruptedException {
+            return started.await(5, TimeUnit.SECONDS);
+        }
+
+        @DistributedLock(name = "feeds", key = "#feed")
+        public Mono<String> refresh(String feed, long millis) {
+            return Mono.delay(Duration.ofMillis(millis)).doOnSubscribe(subscription -> started.countDown())
+                    .thenReturn(feed);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
