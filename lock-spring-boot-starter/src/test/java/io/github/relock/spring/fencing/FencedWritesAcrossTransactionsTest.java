@@ -95,6 +95,17 @@ class FencedWritesAcrossTransactionsTest {
                 .isInstanceOf(StaleFencingTokenException.class).hasMessageContaining(String.valueOf(Long.MAX_VALUE));
     }
 
+    /** A qualified spelling of the token or id column is the same column: it may not be set alongside. */
+    @Test
+    void otherColumnsMayNotSetTheTokenOrIdColumnByAQualifiedName() {
+        assertThatThrownBy(() -> FencedJdbc.advance(jdbc, "orders", "id", 1L, "lock_token", 9,
+                Map.of("orders.lock_token", 0L))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FencedJdbc.advance(jdbc, "orders", "id", 1L, "lock_token", 9,
+                Map.of("PUBLIC.ORDERS.ID", 2L))).isInstanceOf(IllegalArgumentException.class);
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM orders WHERE lock_token IS NOT NULL").query(Long.class).single())
+                .isZero();
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await(10, TimeUnit.SECONDS);
