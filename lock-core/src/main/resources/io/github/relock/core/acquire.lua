@@ -14,8 +14,9 @@
 -- Last come the other kind's hash and fencing counter (the fair lock's for a plain one, the plain lock's for a
 -- fair one): KEYS[4], KEYS[5] for a plain lock, KEYS[5], KEYS[6] for a fair one. The two kinds keep apart keys,
 -- so a first acquisition refuses while the other kind is held. Its counter, read in the call that reads the
--- caller's own, says whether its last hold was released; only if not (held, expired or force-unlocked) is its
--- hash looked at. A name only ever used as one kind costs no command more.
+-- caller's own, says whether its last hold was released; only if not (held, expired or force-unlocked), or if
+-- there is no counter, is its hash looked at: the counter is kept only for ARGV[4] after it last changed, and a
+-- hold the watchdog renews may outlive it.
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked), {-2, 0} the other kind holds the lock.
@@ -28,7 +29,7 @@ local fair = #KEYS == 6
 -- whether the other kind holds the lock, given its counter's text and its hash
 local function other_kind_holds(fence, hash)
   local _, _, released = parse_fence(fence)
-  return released ~= nil and released ~= '1' and redis.call('exists', hash) == 1
+  return released ~= '1' and redis.call('exists', hash) == 1
 end
 -- the owner id starts with its client's id, which holds no ':'
 local client = turn_client(ARGV[1])

@@ -111,8 +111,7 @@ final class LockedMethodChecks {
      * its lock was released: the work would run unlocked.
      */
     private static void checkNotLazy(LockedMethod where, Class<?> returnType) {
-        if (BaseStream.class.isAssignableFrom(returnType) || Iterator.class.isAssignableFrom(returnType)
-                || Spliterator.class.isAssignableFrom(returnType) || Enumeration.class.isAssignableFrom(returnType)) {
+        if (lazy(returnType)) {
             throw where.invalid("returns " + returnType.getName() + ", which is lazy: its elements are produced as "
                             + "the caller consumes them, after the lock was released, so that work would run unlocked",
                     "Collect the result inside the method (return a List, a Set or an array, such as "
@@ -121,14 +120,19 @@ final class LockedMethodChecks {
     }
 
     /**
-     * What is wrong with the value a synchronously held method returned, whose declared type (say, Object) did
-     * not show that its work outlives the call: a publisher not yet subscribed to, or a future not yet done. Its
+     * What is wrong with the value a synchronously held method returned, whose declared type (say, Object, or a
+     * generic {@code T}) did not show that its work outlives the call: a lazy stream or iterator, a publisher not
+     * yet subscribed to, or a future not yet done. Its
      * lock was held while the method ran only, so that work would run (or go on) without it. Null if the value
      * is plain.
      */
     static @Nullable String unfinishedWork(Method method, @Nullable Object result) {
         if (result == null || Modifier.isFinal(method.getReturnType().getModifiers())) {
             return null; // declared String, int, a record...: no adapter lookup per call
+        }
+        if (lazy(result.getClass())) {
+            return "a " + result.getClass().getName() + ", which is lazy: its elements are produced as the caller "
+                    + "consumes them (collect it inside the method, such as stream.toList())";
         }
         if (result instanceof CompletionStage<?> stage) {
             return isDone(stage) ? null : "a CompletionStage that has not completed yet";
@@ -138,6 +142,12 @@ final class LockedMethodChecks {
         }
         return reactive(result.getClass()) ? "a " + result.getClass().getName() + ", whose work runs when it is "
                 + "subscribed to" : null;
+    }
+
+    /** A stream, an iterator, a spliterator or an enumeration: produces its elements as it is consumed. */
+    private static boolean lazy(Class<?> type) {
+        return BaseStream.class.isAssignableFrom(type) || Iterator.class.isAssignableFrom(type)
+                || Spliterator.class.isAssignableFrom(type) || Enumeration.class.isAssignableFrom(type);
     }
 
     private static boolean isDone(CompletionStage<?> stage) {

@@ -20,15 +20,17 @@ import org.springframework.asm.MethodVisitor;
 import org.springframework.asm.Opcodes;
 import org.springframework.asm.SpringAsmInfo;
 import org.springframework.asm.Type;
+import org.springframework.util.ClassUtils;
 
 /**
  * Finds, in a bean class's bytecode, the calls it makes to its own {@code @DistributedLock} methods: such a call
  * goes to the object itself, not through the bean's proxy, so the called method runs without its lock.
  *
- * <p>Reads the class and each superclass (Spring's repackaged ASM, {@code org.springframework.asm}) and reports
- * every {@code invokevirtual} or {@code invokespecial} of an annotated method whose owner is one of them and
- * whose receiver is {@code this} ({@link ThisOnStack}), made from an instance method (a lambda's body that
- * uses {@code this} included). Not reported: a call on another reference, such as the bean's own proxy
+ * <p>Reads the class, each superclass and each interface (Spring's repackaged ASM, {@code org.springframework.asm})
+ * and reports every {@code invokevirtual}, {@code invokespecial} or {@code invokeinterface} of an annotated method
+ * whose owner is one of them and whose receiver is {@code this} ({@link ThisOnStack}), made from an instance
+ * method (a lambda's body that uses {@code this} and a default method included), and every method reference
+ * bound to {@code this} ({@code this::pay}). Not reported: a call on another reference, such as the bean's own proxy
  * injected into a field ({@code self.pay(...)}), a static caller, a bridge method, and {@code super.pay(...)}
  * from the override of {@code pay} (the override's own lock applies). A class whose bytecode cannot be read
  * as a resource (generated at runtime) is skipped.
@@ -64,12 +66,17 @@ final class SelfInvocationDetector {
         for (Method method : annotated) {
             callees.put(method.getName() + Type.getMethodDescriptor(method), method);
         }
-        Set<String> owners = new HashSet<>();
+        List<Class<?>> read = new ArrayList<>();
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            read.add(c);
+        }
+        read.addAll(ClassUtils.getAllInterfacesForClassAsSet(type)); // their default methods run on the bean too
+        Set<String> owners = new HashSet<>();
+        for (Class<?> c : read) {
             owners.add(Type.getInternalName(c));
         }
         List<SelfCall> calls = new ArrayList<>();
-        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+        for (Class<?> c : read) {
             ClassReader reader = reader(c);
             if (reader != null) {
                 reader.accept(new CallFinder(c.getName(), owners, callees, calls),
@@ -118,7 +125,8 @@ final class SelfInvocationDetector {
             return new ThisOnStack() {
                 @Override
                 void call(int opcode, String owner, String calledName, String calledDescriptor, boolean receiverIsThis) {
-                    if ((opcode != Opcodes.INVOKEVIRTUAL && opcode != Opcodes.INVOKESPECIAL) || !receiverIsThis
+                    if ((opcode != Opcodes.INVOKEVIRTUAL && opcode != Opcodes.INVOKESPECIAL
+                            && opcode != Opcodes.INVOKEINTERFACE) || !receiverIsThis
                             || !owners.contains(owner)) {
                         return;
                     }

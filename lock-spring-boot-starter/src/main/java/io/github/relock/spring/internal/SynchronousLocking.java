@@ -1,6 +1,7 @@
 package io.github.relock.spring.internal;
 
 import java.util.List;
+import java.util.stream.BaseStream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,11 +48,15 @@ final class SynchronousLocking extends LockingStrategy {
         @Nullable Object value = releaseNow(result, call, hold);
         String unfinished = LockedMethodChecks.unfinishedWork(call.definition.method(), value);
         if (unfinished != null) {
+            if (value instanceof BaseStream<?, ?> stream) {
+                stream.close(); // never consumed now: what it holds open (a cursor, a connection) goes
+            }
             throw new IllegalStateException("@DistributedLock on " + call.definition.describeMethod() + " returned "
                     + unfinished + ", but its declared return type " + call.definition.method().getReturnType()
                     .getName() + " made the lock be held only while the method ran: that work would run without "
                     + "the lock. Declare the return type as CompletableFuture or CompletionStage (held until it "
-                    + "completes), or as Mono or Flux (held for each subscription)");
+                    + "completes), or as Mono or Flux (held for each subscription); collect a stream or an iterator "
+                    + "inside the method");
         }
         return value;
     }

@@ -19,7 +19,8 @@ import org.springframework.asm.Type;
  * reached only by a jump it has not seen), it knows nothing and says no value is {@code this} until a known
  * state comes back; so it may miss a call, never invent one.
  *
- * <p>Subclasses see each call through {@link #call} before its arguments leave the stack.
+ * <p>Subclasses see each call through {@link #call} before its arguments leave the stack, and a method reference
+ * bound to {@code this} ({@code this::pay}) as a call of the method it refers to.
  */
 abstract class ThisOnStack extends MethodVisitor {
 
@@ -176,7 +177,22 @@ abstract class ThisOnStack extends MethodVisitor {
     @Override
     public void visitInvokeDynamicInsn(String name, String descriptor, Handle bootstrapMethodHandle,
             Object... bootstrapMethodArguments) {
-        pop(Type.getArgumentTypes(descriptor).length);
+        int arguments = Type.getArgumentTypes(descriptor).length;
+        // a method reference bound to this (this::pay): the function it makes calls pay on this
+        if (bootstrapMethodHandle.getOwner().equals("java/lang/invoke/LambdaMetafactory")
+                && bootstrapMethodArguments.length > 1 && bootstrapMethodArguments[1] instanceof Handle target
+                && arguments > 0 && known && size >= arguments && stack[size - arguments] == THIS) {
+            int opcode = switch (target.getTag()) {
+                case Opcodes.H_INVOKEVIRTUAL -> Opcodes.INVOKEVIRTUAL;
+                case Opcodes.H_INVOKESPECIAL -> Opcodes.INVOKESPECIAL;
+                case Opcodes.H_INVOKEINTERFACE -> Opcodes.INVOKEINTERFACE;
+                default -> -1;
+            };
+            if (opcode != -1) {
+                call(opcode, target.getOwner(), target.getName(), target.getDesc(), true);
+            }
+        }
+        pop(arguments);
         pushReturn(Type.getReturnType(descriptor));
     }
 

@@ -85,9 +85,10 @@ public final class FencedJdbc {
         parameters.add(token);
         for (Map.Entry<String, ? extends @Nullable Object> column : otherColumns.entrySet()) {
             String name = identifier("a column of otherColumns", column.getKey());
-            if (name.equalsIgnoreCase(tokenColumn) || name.equalsIgnoreCase(idColumn)) {
+            boolean isToken = sameColumn(name, tokenColumn);
+            if (isToken || sameColumn(name, idColumn)) {
                 throw new IllegalArgumentException("otherColumns must not set '" + name + "': it is the "
-                        + (name.equalsIgnoreCase(tokenColumn) ? "token column, which the fenced write sets itself"
+                        + (isToken ? "token column, which the fenced write sets itself"
                         : "id column, which picks the row"));
             }
             sql.append(", ").append(name).append(" = ?");
@@ -122,6 +123,11 @@ public final class FencedJdbc {
         return new StaleFencingTokenException(token, table, id, "Fenced write of " + row + " with fencing token "
                 + token + " refused: the row carries token " + current + " in " + tokenColumn + ", so " + why
                 + ". Nothing was written; roll back this holder's work");
+    }
+
+    /** Whether two column names, either of them qualified ({@code orders.lock_token}), name one column. */
+    private static boolean sameColumn(String one, String other) {
+        return one.substring(one.lastIndexOf('.') + 1).equalsIgnoreCase(other.substring(other.lastIndexOf('.') + 1));
     }
 
     private static String identifier(String what, @Nullable String name) {
