@@ -18,8 +18,9 @@ import java.util.concurrent.locks.ReadWriteLock;
  * holds the others back for at most 3 seconds.</li>
  * <li><b>Leases.</b> Every hold has its own lease: a reader that crashes frees its share when its own lease
  * ends, whatever the other readers do. The client's watchdog renews every hold, in its usual batches.</li>
- * <li><b>Wake-up.</b> A writer's release wakes the waiting readers together; the last hold out wakes one
- * writer.</li>
+ * <li><b>Wake-up.</b> A writer's release is announced to the readers, and the release of the last hold out to
+ * the writers. Each client that hears an announcement wakes all of its waiters on this lock, readers and
+ * writers; those whose turn it is go, the others sleep on.</li>
  * <li><b>Fencing.</b> Every first acquisition, read or write, gets a token larger than every token given
  * before on this name. So a write hold's token is larger than those of all holds before it, and a read
  * hold's token is larger than that of every write hold that ended before the read began.</li>

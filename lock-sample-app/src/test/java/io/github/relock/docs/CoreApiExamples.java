@@ -71,6 +71,22 @@ public class CoreApiExamples implements AutoCloseable {
         // end::try-lock[]
     }
 
+    boolean byName() throws InterruptedException {
+        // tag::by-name[]
+        ReentrantDistributedLock lock = client.getLock(LockNames.of("shipping", "42"));   // the annotation's lock
+        if (lock.tryLock(Duration.ofSeconds(2))) {      // wait up to 2 s
+            try {
+                ledger.add(lock.fencingToken());
+            }
+            finally {
+                lock.unlock();
+            }
+            return true;
+        }
+        return false;
+        // end::by-name[]
+    }
+
     int reenter() {
         ReentrantDistributedLock lock = client.getLock("order:42");
         // tag::reenter[]

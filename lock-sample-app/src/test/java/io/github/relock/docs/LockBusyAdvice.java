@@ -17,7 +17,7 @@ public class LockBusyAdvice {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
                 "Another request is working on this; try again shortly.");
         problem.setTitle("Lock busy");
-        problem.setProperty("lock", busy.getLockName());               // "shipping"
+        problem.setProperty("lock", busy.getLockName());               // "shipping:42"
         problem.setProperty("waitedMs", busy.getWaited().toMillis());
         return problem;                                                 // nothing ran under the lock
     }

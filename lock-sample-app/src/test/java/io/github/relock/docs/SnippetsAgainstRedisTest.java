@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -24,9 +25,11 @@ import org.springframework.web.server.ResponseStatusException;
 import com.jayway.jsonpath.JsonPath;
 
 import io.github.relock.core.LockNames;
+import io.github.relock.core.StaleFencingTokenException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.sample.TestSupport;
+import io.github.relock.spring.CurrentLock;
 import io.github.relock.spring.LockNotAcquiredException;
 
 /** The guide's snippets, run: in a Spring Boot application on a redis-server of its own, over HTTP where they serve it. */
@@ -64,6 +67,12 @@ class SnippetsAgainstRedisTest {
     @Autowired
     DocumentService documents;
 
+    @Autowired
+    OrderPayments payments;
+
+    @Autowired
+    JdbcClient jdbc;
+
     String url(String path) {
         return "http://127.0.0.1:" + environment.getProperty("local.server.port") + path;
     }
@@ -96,7 +105,7 @@ class SnippetsAgainstRedisTest {
 
             assertThat(busy.statusCode()).as(busy.body()).isEqualTo(409);
             assertThat((String) JsonPath.read(busy.body(), "$.title")).isEqualTo("Lock busy");
-            assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo("shipping");
+            assertThat((String) JsonPath.read(busy.body(), "$.lock")).isEqualTo("shipping:8");
         });
         assertThat(TestSupport.post(url("/orders/8/ship")).statusCode()).isEqualTo(200);
     }
@@ -153,6 +162,7 @@ class SnippetsAgainstRedisTest {
         assertThat(CoreApiExamples.tenLines(redis)).isPositive();
         try (CoreApiExamples examples = new CoreApiExamples(redis)) {
             assertThat(examples.tryLock()).isTrue();
+            assertThat(examples.byName()).isTrue();
             assertThat(examples.reenter()).isEqualTo(2);
             assertThat(examples.fixedLease()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(10));
             assertThat(examples.settings()).isEqualTo("payments:42");
@@ -164,5 +174,34 @@ class SnippetsAgainstRedisTest {
             assertThat(examples.ledger).hasSizeGreaterThanOrEqualTo(6);
             assertThat(examples.ledger.subList(2, 5)).as("read, write, downgraded read tokens only grow").isSorted();
         }
+    }
+
+    long newOrder() {
+        jdbc.sql("INSERT INTO orders (customer, amount, status, created_at) VALUES ('ada', 42.50, 'NEW', CURRENT_TIMESTAMP)")
+                .update();
+        return jdbc.sql("SELECT MAX(id) FROM orders").query(Long.class).single();
+    }
+
+    @Test
+    void theFencedWriteStoresTheTokenAndRefusesAHolderALaterOneOvertook() {
+        long paid = newOrder();
+        payments.markPaid(paid);
+        assertThat(jdbc.sql("SELECT status FROM orders WHERE id = ?").param(paid).query(String.class).single())
+                .isEqualTo("PAID");
+        assertThat(jdbc.sql("SELECT fencing_token FROM orders WHERE id = ?").param(paid).query(Long.class).single())
+                .isPositive();
+
+        long overtaken = newOrder();
+        jdbc.sql("UPDATE orders SET fencing_token = ? WHERE id = ?").params(Long.MAX_VALUE, overtaken).update();
+        assertThatThrownBy(() -> payments.markPaid(overtaken)).isInstanceOfSatisfying(
+                StaleFencingTokenException.class, stale -> assertThat(stale.getTable()).isEqualTo("orders"));
+        assertThat(jdbc.sql("SELECT status FROM orders WHERE id = ?").param(overtaken).query(String.class).single())
+                .isEqualTo("NEW");
+    }
+
+    @Test
+    void currentLockNamesTheHoldOfTheKeyAskedFor() {
+        assertThat(payments.describe("a", "b")).startsWith("transfer:b token ").endsWith(", held 1x");
+        assertThatThrownBy(CurrentLock::assertHeld).isInstanceOf(IllegalStateException.class);
     }
 }
