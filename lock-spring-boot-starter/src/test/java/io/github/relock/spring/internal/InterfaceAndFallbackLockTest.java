@@ -73,7 +73,7 @@ class InterfaceAndFallbackLockTest {
                 QueueingPayments payments = context.getBean(QueueingPayments.class);
                 assertThatThrownBy(() -> payments.pay("1")).as("the fallback's own lock is busy")
                         .isInstanceOfSatisfying(LockNotAcquiredException.class,
-                                ex -> assertThat(ex.getLockName()).isEqualTo("queue"));
+                                ex -> assertThat(ex.getLockName()).isEqualTo("queue:1"));
                 queue.unlock();
                 assertThat(payments.pay("1")).isEqualTo("queued 1 holding queue:1");
             });

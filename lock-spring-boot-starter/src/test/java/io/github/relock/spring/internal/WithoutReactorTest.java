@@ -76,7 +76,7 @@ class WithoutReactorTest {
                     .isInstanceOf(ClassNotFoundException.class);
             List<String> linked = new ArrayList<>();
             for (String name : names) {
-                if (!name.contains(".aop.Reactive") && !name.endsWith("$FromReactorContext")) {
+                if (!name.contains(".internal.Reactive") && !name.endsWith("$FromReactorContext")) {
                     Class.forName(name, true, isolated);
                     linked.add(name);
                 }
