@@ -243,7 +243,9 @@ public interface ReentrantDistributedLock extends Lock {
      * for this lock name, by any client. Pass it to the resource you protect and have the resource
      * refuse writes carrying a token lower than the highest it has seen.
      *
-     * @throws IllegalMonitorStateException if this handle's owner does not hold the lock
+     * @throws IllegalMonitorStateException if this handle's owner does not hold the lock as far as this client
+     *                                      knows (as for {@link #isHeldByCurrentThread()}: a hold known lost, or
+     *                                      whose fixed lease ran out by the local clock, has no token)
      */
     long fencingToken();
 

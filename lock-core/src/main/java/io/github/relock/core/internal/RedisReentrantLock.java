@@ -239,7 +239,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     public long fencingToken() {
         Holder holder = holder();
         Hold hold = context.holds().get(keys, holder.id());
-        if (hold == null || hold.lost()) {
+        if (hold == null || hold.lost() || hold.fixedLeaseEnded()) {
             throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe()
                     + ", so there is no fencing token");
         }
