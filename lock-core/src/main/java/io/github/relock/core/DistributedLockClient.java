@@ -75,7 +75,10 @@ public interface DistributedLockClient extends AutoCloseable {
     /** A new owner for work that moves between threads; see {@link LockOwner}. */
     LockOwner newOwner();
 
-    /** The locks this client's owners hold, as last seen locally (no Redis round trip). */
+    /**
+     * The locks this client's owners hold, as last seen locally (no Redis round trip): a hold known lost, or
+     * whose fixed lease ran out by the local clock, is left out.
+     */
     List<HeldLock> heldLocks();
 
     /** Adds a listener for locks found lost while held. */

@@ -260,15 +260,16 @@ public interface ReentrantDistributedLock extends Lock {
 
     /**
      * Whether this handle's owner holds the lock, as far as this client knows: no round trip, and an
-     * interrupt status does not change the answer. False once the watchdog found the hold gone or its fixed
-     * lease ran out by the local clock; the owner has then seen the loss (see the class comment).
+     * interrupt status does not change the answer. False once the watchdog found the hold gone or its lease
+     * ran out by the local clock (a fixed lease, or the watchdog's when no renewal reached Redis in time); the
+     * owner has then seen the loss (see the class comment).
      */
     boolean isHeldByCurrentThread();
 
     /**
      * Whether this handle's owner took the lock and has since lost it, as far as this client knows
-     * without asking Redis: the watchdog found it gone, or its fixed lease has run out by the local
-     * clock. Use it before committing work done under the lock; {@link #unlock()} will then throw
+     * without asking Redis: the watchdog found it gone, or its lease (fixed, or the watchdog's when no
+     * renewal reached Redis in time) has run out by the local clock. Use it before committing work done under the lock; {@link #unlock()} will then throw
      * {@link LockLostException}.
      */
     boolean isLost();
@@ -291,7 +292,9 @@ public interface ReentrantDistributedLock extends Lock {
      * for this lock name, by any client. Pass it to the resource you protect and have the resource
      * refuse writes carrying a token lower than the highest it has seen.
      *
-     * @throws IllegalMonitorStateException if this handle's owner does not hold the lock
+     * @throws IllegalMonitorStateException if this handle's owner does not hold the lock as far as this client
+     *                                      knows (as for {@link #isHeldByCurrentThread()}: a hold known lost, or
+     *                                      whose fixed lease ran out by the local clock, has no token)
      */
     long fencingToken();
 

@@ -144,7 +144,7 @@ public final class ClientRuntime implements AutoCloseable {
     public List<HeldLock> heldLocks() {
         List<HeldLock> held = new ArrayList<>();
         for (Hold hold : context.holds().all()) {
-            if (!hold.lost()) {
+            if (!hold.lost() && !hold.leaseEnded()) {
                 held.add(hold.heldLock());
             }
         }

@@ -176,6 +176,14 @@ public final class Hold {
         return !watchdog && System.nanoTime() - confirmedUntilNanos >= 0;
     }
 
+    /**
+     * Whether this hold's lease has run out by the local clock: a fixed lease, or a watchdog lease that no
+     * renewal reached in time (as {@link ExpiryGuard#deadline} counts it). Another owner may have the lock.
+     */
+    public boolean leaseEnded() {
+        return System.nanoTime() - (watchdog ? ExpiryGuard.deadline(this) : confirmedUntilNanos) >= 0;
+    }
+
     /** Until when (System.nanoTime) Redis is known to keep this hold, unless it was deleted. */
     long confirmedUntilNanos() {
         return confirmedUntilNanos;

@@ -164,8 +164,8 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
                 closeQuietly(fresh);
                 throw unanswered(ex);
             }
-            catch (RuntimeException ex) {
-                closeQuietly(fresh);
+            catch (RuntimeException | Error ex) {
+                closeQuietly(fresh); // an Error from a wrapper, too: Redis may already have taken the subscription
                 throw ex;
             }
             unanswered.answered(UnansweredLately.CONNECTION);

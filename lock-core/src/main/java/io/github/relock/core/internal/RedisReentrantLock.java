@@ -208,12 +208,13 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public boolean isLost() {
         Hold hold = context.holds().get(keys, holder().id());
-        return hold != null && (hold.lost() || hold.fixedLeaseEnded());
+        return hold != null && (hold.lost() || hold.leaseEnded());
     }
 
     /**
      * What this client knows, with no round trip: what the last call to Redis and the watchdog told it. A hold
-     * known lost, or whose fixed lease ran out by the local clock, is 0, and the owner has now seen that: its next
+     * known lost, or whose lease ran out by the local clock (a fixed lease, or a watchdog lease no renewal
+     * reached in time), is 0, and the owner has now seen that: its next
      * acquisition is a new hold, and the record goes after a watchdog timeout, so that
      * {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind. A loss not known yet is reported by
      * the watchdog's next round or by {@code unlock()}.
@@ -224,7 +225,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         if (hold == null) {
             return 0;
         }
-        if (!hold.lost() && !hold.fixedLeaseEnded()) {
+        if (!hold.lost() && !hold.leaseEnded()) {
             return hold.count();
         }
         if (hold.markLost()) {
@@ -244,7 +245,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     public long fencingToken() {
         Holder holder = holder();
         Hold hold = context.holds().get(keys, holder.id());
-        if (hold == null || hold.lost()) {
+        if (hold == null || hold.lost() || hold.leaseEnded()) {
             throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe()
                     + ", so there is no fencing token");
         }
