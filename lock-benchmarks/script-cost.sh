@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where Redis spends its time in one uncontended lock/unlock pair (issue 13, item 5), inside Redis only:
+# Where Redis spends its time in one uncontended lock/unlock pair, inside Redis only:
 # no network, no client. Each pair runs in ONE script call, so that redis-benchmark can repeat it (the
 # release needs the acquire's token), and INFO commandstats splits the time:
 #   relock   relock's acquire.lua then release.lua (with their preludes), as lock() and unlock() run them

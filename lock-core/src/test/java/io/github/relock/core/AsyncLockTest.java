@@ -78,7 +78,7 @@ class AsyncLockTest {
                 .hasCauseInstanceOf(IllegalMonitorStateException.class);
     }
 
-    /** Found by a break-it pass: two calls of one owner at once both read "no hold" and wrote over each other. */
+    /** Two calls of one owner at once both read "no hold" and wrote over each other. */
     @Test
     void twoCallsOfOneOwnerAtOnceCountTwoHoldsAndKeepOthersOut() throws Exception {
         for (int run = 0; run < 100; run++) {

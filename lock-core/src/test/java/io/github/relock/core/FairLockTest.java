@@ -189,7 +189,7 @@ class FairLockTest {
         assertThat(Duration.ofNanos(next.get(10, TimeUnit.SECONDS) - released)).isLessThan(Duration.ofSeconds(1));
     }
 
-    /** Found by a break-it pass: one owner waiting on two threads lost its place when one of them gave up. */
+    /** One owner waiting on two threads keeps its place when one of them gives up. */
     @Test
     void anOwnerWaitingOnTwoThreadsKeepsItsPlaceWhenOneGivesUp() throws Exception {
         ReentrantDistributedLock held = newClient().getFairLock("shared-owner");

@@ -93,7 +93,7 @@ class JedisDriverTest {
         }
     }
 
-    /** Found by a break-it pass: a not-shared Lettuce connection connects only when asked what it is. */
+    /** A not-shared Lettuce connection connects only when asked what it is. */
     @Test
     void aWrappedLettuceFactoryBuildsWhileRedisIsDownAndLocksOnceItIsBack() throws Exception {
         LettuceConnectionFactory lettuce = new LettuceConnectionFactory(

@@ -106,7 +106,7 @@ class ReadWriteLockTest {
         elsewhere.readLock().unlock();
     }
 
-    /** Found by a break-it pass: the write side reported its hash field (the owner id and ":w") as the owner. */
+    /** The write side reports the owner, not its hash field (the owner id and ":w"). */
     @Test
     void aWriteHoldIsReportedUnderItsOwnersId() {
         LockOwner owner = client.newOwner();
@@ -117,7 +117,7 @@ class ReadWriteLockTest {
         write.unlock();
     }
 
-    /** Found by a break-it pass: expired read holds and the hash's longest lease made a free lock look held. */
+    /** Expired read holds and the hash's longest lease do not make a free lock look held. */
     @Test
     void isLockedAndRemainingLeaseCountOnlyHoldsStillAlive() throws Exception {
         ReentrantDistributedLock longRead = client.getReadWriteLock("doc:19").readLock();
@@ -183,7 +183,7 @@ class ReadWriteLockTest {
         doc.writeLock().unlock();
     }
 
-    /** Found by a break-it pass: writers taking turns back to back starved a reader for its whole wait. */
+    /** Writers taking turns back to back must not starve a reader for its whole wait. */
     @Test
     void aReaderGetsInWhileWritersTakeTurnsBackToBack() throws Exception {
         AtomicBoolean running = new AtomicBoolean(true);
@@ -251,7 +251,7 @@ class ReadWriteLockTest {
         }
     }
 
-    /** Found by a break-it pass: a read hold whose fixed lease ran out is no hold, so asking for write is no upgrade. */
+    /** A read hold whose fixed lease ran out is no hold, so asking for write is no upgrade. */
     @Test
     void aReadHoldWhoseFixedLeaseEndedDoesNotCountAsAnUpgrade() throws Exception {
         ReadWriteDistributedLock doc = client.getReadWriteLock("doc:16");
@@ -408,7 +408,7 @@ class ReadWriteLockTest {
         reading.unlock();
     }
 
-    /** Found by a break-it pass: one owner waiting on two threads lost its turn when one of them gave up. */
+    /** One owner waiting on two threads keeps its turn when one of them gives up. */
     @Test
     void anOwnerWaitingOnTwoThreadsKeepsItsTurnWhenOneGivesUp() throws Exception {
         ReentrantDistributedLock reading = client.getReadWriteLock("doc:14").readLock();

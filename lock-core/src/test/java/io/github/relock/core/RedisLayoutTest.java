@@ -50,7 +50,7 @@ class RedisLayoutTest {
             // documented: a thread's owner id is the client id, a colon and the thread's id
             assertThat(held.ownerId()).isEqualTo(client.getClientId() + ":" + Thread.currentThread().getId());
             assertThat(held.key()).isEqualTo("lock:{order:42}");
-            // the nested level is counted in the client (issue 13): Redis counts the one hold it was sent
+            // the nested level is counted in the client: Redis counts the one hold it was sent
             assertThat(redis.commands().hgetall("lock:{order:42}")).isEqualTo(Map.of(held.ownerId(), "1"));
             assertThat(held.holdCount()).isEqualTo(2);
             assertThat(redis.commands().exists("lock:{order:42}:fence")).isOne();

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * What one uncontended lock/unlock pair makes Redis run (issue 13, item 5): Redis is shared by every
+ * What one uncontended lock/unlock pair makes Redis run: Redis is shared by every
  * instance that locks through it, so each command a script runs is paid by all of them.
  */
 @Timeout(30)
@@ -21,7 +21,7 @@ class ServerWorkTest {
     private static final int PAIRS = 100;
 
     @Test
-    void anUncontendedPairRunsTwoScriptsOfElevenCommands() {
+    void anUncontendedPairRunsTwoScriptsOfThirteenCommands() {
         try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).build()) {
             ReentrantDistributedLock lock = client.getLock("server-work");
             lock.lock();

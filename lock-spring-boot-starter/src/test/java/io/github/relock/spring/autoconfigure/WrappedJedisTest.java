@@ -34,7 +34,7 @@ import io.github.relock.core.UnsupportedRedisDriverException;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * Jedis behind a wrapping factory, found by a break-it pass: with proxied connections the first waiter hung in
+ * Jedis behind a wrapping factory: with proxied connections the first waiter hung in
  * Jedis's subscribe (and close() after it); now it fails at once with UnsupportedRedisDriverException, and an
  * application over such a factory does not start.
  */

@@ -25,7 +25,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * 40 rounds of 1,000 reactive calls cancelled at random moments, by a break-it pass: Reactor's usingWhen
+ * 40 rounds of 1,000 reactive calls cancelled at random moments: Reactor's usingWhen
  * lost a lock taken just as its subscription was cancelled (7 holds kept by the watchdog in 136,000
  * cancels before ReactiveHold gave the lock back itself; 0 in 160,000 after).
  */

@@ -141,7 +141,7 @@ class StartupFailureTest {
         });
     }
 
-    /** Supported since issue 12 (CoroutineLockTest), but not without the library Spring calls it through. */
+    /** Supported (CoroutineLockTest), but not without the library Spring calls it through. */
     @Test
     void aKotlinSuspendFunctionWithoutKotlinxCoroutinesReactor() {
         runner.withClassLoader(new FilteredClassLoader("kotlinx.coroutines.reactor")).withBean("culprit", Suspending.class)

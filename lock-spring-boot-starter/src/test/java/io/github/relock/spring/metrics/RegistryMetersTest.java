@@ -49,7 +49,7 @@ class RegistryMetersTest {
         assertThat(RegistryMeters.join(registry)).as("a fresh start after the last one left").isNotSameAs(first);
     }
 
-    /** Found by a break-it pass: a second close took another observer's place, and a late call re-registered. */
+    /** A second close takes no other observer's place, and a late call registers nothing again. */
     @Test
     void closingAnObserverTwiceOrCallingItAfterwardsLeavesTheOthersCounting() throws Exception {
         try (RedisServer server = RedisServer.start()) {
