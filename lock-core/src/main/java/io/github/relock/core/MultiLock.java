@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * lock is held by its owner; a client closed meanwhile leaves none of them taken. {@link #unlock()}
  * releases every lock, carrying on past failures, and then throws the first ({@link LockLostException} if a
  * lock was lost). {@link #isHeldByCurrentThread()} means all are held, {@link #isLost()} that one is lost,
- * {@link #getHoldCount()} is the first lock's, and {@link #fencingToken()} is the first lock's token (each
+ * and once one is known lost these queries give back the others (so {@code finally { if
+ * (multi.isHeldByCurrentThread()) multi.unlock(); }} leaves nothing held); {@link #getHoldCount()} is the first lock's
+ * while all are held, else 0, and {@link #fencingToken()} is the first lock's token (each
  * lock has its own: use {@link #locks()} for the others). {@link #getName()} and {@link #getKey()} join the
  * names and keys with commas. {@link #forceUnlock()} frees every lock.
  */

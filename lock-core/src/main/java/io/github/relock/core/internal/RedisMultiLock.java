@@ -216,17 +216,47 @@ final class RedisMultiLock implements MultiLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        return locks.stream().allMatch(ReentrantDistributedLock::isHeldByCurrentThread);
+        return heldAsAWhole();
     }
 
     @Override
     public boolean isLost() {
-        return locks.stream().anyMatch(ReentrantDistributedLock::isLost);
+        boolean lost = locks.stream().anyMatch(ReentrantDistributedLock::isLost);
+        if (lost) {
+            heldAsAWhole(); // gives back the others
+        }
+        return lost;
     }
 
     @Override
     public int getHoldCount() {
-        return locks.get(0).getHoldCount();
+        return heldAsAWhole() ? locks.get(0).getHoldCount() : 0;
+    }
+
+    /**
+     * Whether the owner holds every lock. Once one is known lost the all-or-none hold is over, so the others are
+     * given back here, every level of them: otherwise the JDK idiom {@code if (isHeldByCurrentThread()) unlock()}
+     * would skip them and the watchdog would renew them until the client closes.
+     */
+    private boolean heldAsAWhole() {
+        boolean all = true;
+        for (RedisReentrantLock lock : locks) {
+            all &= lock.isHeldByCurrentThread();
+        }
+        if (!all) {
+            for (int i = locks.size() - 1; i >= 0; i--) {
+                RedisReentrantLock lock = locks.get(i);
+                try {
+                    while (lock.getHoldCount() > 0) {
+                        lock.unlock(); // owner-checked: a nested level is counted here, the last one released in Redis
+                    }
+                }
+                catch (RuntimeException ex) {
+                    // lost meanwhile, or Redis did not answer: its lease ends it; nothing more to give back here
+                }
+            }
+        }
+        return all;
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +42,6 @@ class MultiLockIdiomTest {
     }
 
     @Test
-    @Disabled("isHeldByCurrentThread() of a multi-lock with one lock lost answers false, so the idiom never releases the others, which the watchdog renews until the client closes")
     void theJdkIdiomOnAMultiLockWithALostMemberLeavesNoLockBehind() throws Exception {
         MultiLock multi = client.getMultiLock("idiom-a", "idiom-b");
         multi.lock();
