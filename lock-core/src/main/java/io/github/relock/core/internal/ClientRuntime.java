@@ -143,7 +143,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     public List<HeldLock> heldLocks() {
         List<HeldLock> held = new ArrayList<>();
-        for (Hold hold : context.holds().all()) {
+        for (Hold hold : context.holds().held()) {
             if (!hold.lost() && !hold.leaseEnded()) {
                 held.add(hold.heldLock());
             }

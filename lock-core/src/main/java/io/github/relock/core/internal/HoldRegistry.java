@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -15,6 +16,8 @@ import org.jspecify.annotations.Nullable;
 public final class HoldRegistry {
 
     private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
+    /** Holds taken off the watchdog's list whose last release has not ended yet: still held in Redis. */
+    private final Set<Hold> releasing = ConcurrentHashMap.newKeySet();
 
     public @Nullable Hold get(LockKeys keys, String ownerId) {
         return holds.get(new HoldId(keys, ownerId));
@@ -27,6 +30,29 @@ public final class HoldRegistry {
     /** Removes this very hold, not a newer one for the same lock and owner. */
     public boolean remove(Hold hold) {
         return holds.remove(new HoldId(hold.keys(), hold.ownerId()), hold);
+    }
+
+    /**
+     * Takes {@code hold} off the watchdog's list for its last release, which is in flight until {@link #released}:
+     * until then {@link #held} still lists it, so that whoever waits for the client's locks to be given back
+     * (a shutdown) does not close the connections under the release.
+     */
+    public void removeForRelease(Hold hold) {
+        if (remove(hold)) {
+            releasing.add(hold);
+        }
+    }
+
+    /** The last release of {@code hold} ended, however it did. */
+    public void released(Hold hold) {
+        releasing.remove(hold);
+    }
+
+    /** Every hold the client has, those whose last release is in flight included. */
+    public Collection<Hold> held() {
+        List<Hold> held = new ArrayList<>(holds.values());
+        held.addAll(releasing);
+        return held;
     }
 
     /** Holds the watchdog must renew now. */
@@ -54,5 +80,6 @@ public final class HoldRegistry {
 
     public void clear() {
         holds.clear();
+        releasing.clear();
     }
 }

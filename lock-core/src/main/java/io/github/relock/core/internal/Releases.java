@@ -84,13 +84,25 @@ final class Releases {
         }
         int before = hold.stored();
         if (before == 1) {
-            context.holds().remove(hold); // stops renewal before the release (or the hand-off) runs
-            HandOff.Outcome handedOn = keys.kind().handsOff() ? new HandOff(keys, context, this).handOn(hold)
-                    : HandOff.Outcome.NOT_TRIED;
-            if (handedOn != HandOff.Outcome.NOT_TRIED) {
-                return handedOn == HandOff.Outcome.DONE;
+            // stops renewal before the release (or the hand-off) runs; the hold is still listed as held until it ends
+            context.holds().removeForRelease(hold);
+            try {
+                HandOff.Outcome handedOn = keys.kind().handsOff() ? new HandOff(keys, context, this).handOn(hold)
+                        : HandOff.Outcome.NOT_TRIED;
+                if (handedOn != HandOff.Outcome.NOT_TRIED) {
+                    return handedOn == HandOff.Outcome.DONE;
+                }
+                return releaseLevel(hold, depth, before);
+            }
+            finally {
+                context.holds().released(hold);
             }
         }
+        return releaseLevel(hold, depth, before);
+    }
+
+    /** Sends the release of one level of {@code hold}, of {@code before} that Redis counts. */
+    private boolean releaseLevel(Hold hold, int depth, int before) {
         long left;
         try {
             left = release(hold, before);
