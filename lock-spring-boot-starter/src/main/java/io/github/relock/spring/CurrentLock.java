@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 import io.github.relock.core.HeldLock;
-import io.github.relock.spring.internal.CallLocks;
-import io.github.relock.spring.internal.ThreadLockScope;
+import io.github.relock.spring.internal.held.CallLocks;
+import io.github.relock.spring.internal.held.ThreadLockScope;
 import reactor.core.publisher.Mono;
 
 /**

@@ -12,6 +12,7 @@ import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockMode;
 import io.github.relock.spring.LockObserver;
+import io.github.relock.spring.internal.held.ThreadLockScope;
 
 /**
  * Holds the locks until the {@code CompletionStage} the method returned completes, under an owner of their

@@ -5,6 +5,7 @@ import org.springframework.transaction.TransactionExecutionListener;
 
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.spring.internal.held.ThreadLockScope;
 
 /**
  * Stops a transaction from committing when a {@code @DistributedLock} call on the committing thread

@@ -16,6 +16,7 @@ import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
 import io.github.relock.spring.LockObserver;
+import io.github.relock.spring.internal.held.CallLocks;
 import reactor.core.publisher.Mono;
 
 /**

@@ -15,6 +15,7 @@ import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockMode;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.internal.held.CallLocks;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.LockObserver;
+import io.github.relock.spring.internal.held.ThreadLockScope;
 
 /**
  * Holds the locks while the method runs on the calling thread, which owns them: a nested call on the same

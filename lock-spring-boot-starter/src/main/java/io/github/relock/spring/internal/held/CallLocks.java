@@ -1,4 +1,4 @@
-package io.github.relock.spring.internal;
+package io.github.relock.spring.internal.held;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +21,7 @@ public final class CallLocks {
     private final String name;
     private final ReentrantDistributedLock lock;
 
-    CallLocks(String name, ReentrantDistributedLock lock) {
+    public CallLocks(String name, ReentrantDistributedLock lock) {
         this.name = name;
         this.lock = lock;
     }

@@ -1,4 +1,4 @@
-package io.github.relock.spring.internal;
+package io.github.relock.spring.internal.held;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -36,17 +36,17 @@ public final class ThreadLockScope {
     private ThreadLockScope() {
     }
 
-    static void enter(String name, ReentrantDistributedLock lock) {
+    public static void enter(String name, ReentrantDistributedLock lock) {
         push(new Entry(new CallLocks(name, lock), Owner.THREAD));
     }
 
     /** The body of a method returning a CompletionStage starts on this thread; its future owns {@code lock}. */
-    static void enterFutureBody(String name, ReentrantDistributedLock lock, boolean reading) {
+    public static void enterFutureBody(String name, ReentrantDistributedLock lock, boolean reading) {
         push(new Entry(new CallLocks(name, lock), reading ? Owner.FUTURE_READING : Owner.FUTURE));
     }
 
     /** The call that holds {@code lock} left this thread (returned, threw, or handed its body's rest to a future). */
-    static void exit(ReentrantDistributedLock lock) {
+    public static void exit(ReentrantDistributedLock lock) {
         Deque<Entry> calls = CALLS.get();
         if (calls == null) {
             return;
@@ -82,12 +82,12 @@ public final class ThreadLockScope {
      * The first of {@code names} that a {@code @DistributedLock} call running on this thread holds, either as
      * this thread's or (not as a read) as its future's, or null; no Redis call.
      */
-    static @Nullable String firstHeld(List<String> names) {
+    public static @Nullable String firstHeld(List<String> names) {
         return first(names, owner -> owner != Owner.FUTURE_READING);
     }
 
     /** The first of {@code names} that the body of a call returning a CompletionStage, on this thread, holds for its future (not as a read). */
-    static @Nullable String firstHeldForAFuture(List<String> names) {
+    public static @Nullable String firstHeldForAFuture(List<String> names) {
         return first(names, owner -> owner == Owner.FUTURE);
     }
 
