@@ -8,8 +8,6 @@ import java.lang.annotation.Target;
 
 import org.springframework.aot.hint.annotation.Reflective;
 
-import io.github.relock.spring.aot.DistributedLockReflectiveProcessor;
-
 /**
  * Runs the annotated method while holding a Redis lock, so that one call at a time runs per lock key
  * across every instance of the application.

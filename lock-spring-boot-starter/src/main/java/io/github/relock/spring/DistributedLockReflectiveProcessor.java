@@ -1,16 +1,15 @@
-package io.github.relock.spring.aot;
+package io.github.relock.spring;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
 
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.ReflectionHints;
+import org.springframework.aot.hint.annotation.Reflective;
 import org.springframework.aot.hint.annotation.SimpleReflectiveProcessor;
-import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ReflectionUtils;
-
-import io.github.relock.spring.DistributedLock;
 
 /**
  * AOT hints for each {@link DistributedLock} method of a bean (Spring finds them through
@@ -18,15 +17,14 @@ import io.github.relock.spring.DistributedLock;
  * {@code fallbackMethod}, found by name and invoked reflectively; and the types of its parameters, whose
  * properties key expressions such as {@code #order.id} read.
  */
-public class DistributedLockReflectiveProcessor extends SimpleReflectiveProcessor {
+final class DistributedLockReflectiveProcessor extends SimpleReflectiveProcessor {
 
     private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
     @Override
     protected void registerMethodHint(ReflectionHints hints, Method method) {
         super.registerMethodHint(hints, method);
-        MergedAnnotation<DistributedLock> annotation = MergedAnnotations.from(method).get(DistributedLock.class);
-        String fallback = annotation.isPresent() ? annotation.getString("fallbackMethod") : "";
+        String fallback = fallbackMethod(method);
         if (!fallback.isEmpty()) {
             for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(method.getDeclaringClass())) {
                 if (candidate.getName().equals(fallback)) {
@@ -35,5 +33,17 @@ public class DistributedLockReflectiveProcessor extends SimpleReflectiveProcesso
             }
         }
         bindings.registerReflectionHints(hints, method.getGenericParameterTypes());
+    }
+
+    /**
+     * The {@code fallbackMethod} of the annotation that names this processor in its {@code @Reflective}: read from
+     * there, so that the annotation depends on its processor and not the other way round.
+     */
+    private static String fallbackMethod(Method method) {
+        return MergedAnnotations.from(method).stream(Reflective.class)
+                .filter(reflective -> Arrays.asList(reflective.getClassArray("value"))
+                        .contains(DistributedLockReflectiveProcessor.class))
+                .map(reflective -> reflective.getRoot().getValue("fallbackMethod", String.class).orElse(""))
+                .findFirst().orElse("");
     }
 }

@@ -21,8 +21,8 @@ import io.github.relock.spring.autoconfigure.RelockProperties;
  * {@code #root.args}, ...;</li>
  * <li>{@link RelockProperties}, bound from {@code relock.*};</li>
  * <li>{@link DistributedLock}, whose attributes are read when the aspect first meets a method (the annotated
- * methods themselves, their fallbacks and their key arguments are covered by
- * {@link DistributedLockReflectiveProcessor});</li>
+ * methods themselves, their fallbacks and their key arguments are covered by the annotation's
+ * {@code @Reflective} processor);</li>
  * <li>{@link RelockFailureAnalyzer}, created from {@code META-INF/spring.factories}.</li>
  * </ul>
  */
