@@ -55,8 +55,8 @@ final class KotlinReturns {
         }
         boolean after = false;
         for (Advisor advisor : advised.getAdvisors()) {
-            if (advisor instanceof DistributedLockAdvisor) {
-                after = true;
+            if (advisor instanceof PointcutAdvisor ours && ours.getPointcut() instanceof DistributedLockPointcut) {
+                after = true; // relock's advisor, known by its pointcut: the advisor class is above the aspect's
             }
             else if (after && (!(advisor instanceof PointcutAdvisor pointcut)
                     || pointcut.getPointcut().getClassFilter().matches(targetClass) && MethodMatchers.matches(
