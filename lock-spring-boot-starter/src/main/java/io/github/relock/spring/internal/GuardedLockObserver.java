@@ -13,7 +13,7 @@ import io.github.relock.spring.LockObserver;
  * locked call does. Thrown from {@code acquired()}, a failure would skip the release of a lock just taken
  * (held for good under the watchdog), or never complete a reactive or asynchronous caller.
  */
-final class GuardedLockObserver implements LockObserver {
+final class GuardedLockObserver implements NeverThrowingLockObserver {
 
     private static final Logger log = LoggerFactory.getLogger(GuardedLockObserver.class);
 
@@ -25,8 +25,8 @@ final class GuardedLockObserver implements LockObserver {
 
     /** {@code observer} guarded; one that is already (or guards each of its members) as it is. */
     static LockObserver of(LockObserver observer) {
-        return observer == NOOP || observer instanceof GuardedLockObserver || observer instanceof LockObservers
-                ? observer : new GuardedLockObserver(observer);
+        return observer == NOOP || observer instanceof NeverThrowingLockObserver ? observer
+                : new GuardedLockObserver(observer);
     }
 
     @Override

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.relock.spring.LockObserver;
 
 /** Several {@link LockObserver}s told of the same calls, each through its own acquisition and hold. */
-public final class LockObservers implements LockObserver {
+public final class LockObservers implements NeverThrowingLockObserver {
 
     private final List<LockObserver> observers;
 
