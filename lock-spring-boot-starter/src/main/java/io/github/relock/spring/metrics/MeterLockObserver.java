@@ -31,15 +31,15 @@ public final class MeterLockObserver implements LockObserver, AutoCloseable {
      * {@link io.github.relock.spring.observation.ObservationLockObserver#HOLD relock.lock.hold}, which times each
      * hold.
      */
-    public static final String HOLDING = "relock.calls.holding";
+    public static final String HOLDING = RegistryMeters.HOLDING;
     /** Gauge: calls waiting for their locks now. */
-    public static final String WAITING = "relock.calls.waiting";
+    public static final String WAITING = RegistryMeters.WAITING;
     /** Counter: calls whose wait time ran out. */
-    public static final String NOT_ACQUIRED = "relock.lock.not.acquired";
+    public static final String NOT_ACQUIRED = RegistryMeters.NOT_ACQUIRED;
     /** Counter: holds the client found lost (lease ran out, key deleted, Redis lost it). */
-    public static final String LOST = "relock.lock.lost";
+    public static final String LOST = RegistryMeters.LOST;
     /** Tag: the logical lock name, as on the observations. */
-    public static final String NAME_TAG = "relock.lock.name";
+    public static final String NAME_TAG = RegistryMeters.NAME_TAG;
     /** {@value #NAME_TAG} of losses of locks that no {@code @DistributedLock} name covers (taken in code). */
     public static final String OTHER_NAME = "_other";
 

@@ -19,6 +19,13 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 final class RegistryMeters {
 
+    // the meters' names and tag, published (and documented) as MeterLockObserver's constants
+    static final String HOLDING = "relock.calls.holding";
+    static final String WAITING = "relock.calls.waiting";
+    static final String NOT_ACQUIRED = "relock.lock.not.acquired";
+    static final String LOST = "relock.lock.lost";
+    static final String NAME_TAG = "relock.lock.name";
+
     // one entry per registry in use; an entry goes when its last observer closes
     private static final Map<MeterRegistry, RegistryMeters> IN_USE = new IdentityHashMap<>();
 
@@ -50,8 +57,8 @@ final class RegistryMeters {
     }
 
     /**
-     * The meters of a name, registered by its first user. A call name gets all four; {@code lostOnly} is for
-     * {@link MeterLockObserver#OTHER_NAME}, where only losses are ever counted.
+     * The meters of a name, registered by its first user. A call name gets all four; {@code lostOnly} is for the
+     * name of losses of locks that no call name covers, where only losses are ever counted.
      */
     NameMeters use(String name, boolean lostOnly) {
         synchronized (IN_USE) {
@@ -77,20 +84,19 @@ final class RegistryMeters {
     }
 
     private NameMeters register(String name, boolean lostOnly) {
-        Counter lost = Counter.builder(MeterLockObserver.LOST).tag(MeterLockObserver.NAME_TAG, name)
+        Counter lost = Counter.builder(LOST).tag(NAME_TAG, name)
                 .description("Locks found lost while held").register(registry);
-        Counter notAcquired = lostOnly ? null : Counter.builder(MeterLockObserver.NOT_ACQUIRED)
-                .tag(MeterLockObserver.NAME_TAG, name)
+        Counter notAcquired = lostOnly ? null : Counter.builder(NOT_ACQUIRED).tag(NAME_TAG, name)
                 .description("@DistributedLock calls whose wait time ran out").register(registry);
         NameMeters meters = new NameMeters(lost, notAcquired);
         meters.registered.add(lost);
         if (!lostOnly) {
             meters.registered.add(notAcquired);
-            meters.registered.add(Gauge.builder(MeterLockObserver.HOLDING, meters.held, AtomicInteger::get)
-                    .tag(MeterLockObserver.NAME_TAG, name).strongReference(true)
+            meters.registered.add(Gauge.builder(HOLDING, meters.held, AtomicInteger::get)
+                    .tag(NAME_TAG, name).strongReference(true)
                     .description("@DistributedLock calls holding their locks").register(registry));
-            meters.registered.add(Gauge.builder(MeterLockObserver.WAITING, meters.waiting, AtomicInteger::get)
-                    .tag(MeterLockObserver.NAME_TAG, name).strongReference(true)
+            meters.registered.add(Gauge.builder(WAITING, meters.waiting, AtomicInteger::get)
+                    .tag(NAME_TAG, name).strongReference(true)
                     .description("@DistributedLock calls waiting for their locks").register(registry));
         }
         return meters;
