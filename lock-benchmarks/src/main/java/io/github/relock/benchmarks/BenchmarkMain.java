@@ -173,9 +173,10 @@ public final class BenchmarkMain {
             if (options.workloads().contains("scale") || options.workloads().contains("S2")) {
                 report.describe("S2: " + options.s2Waiters() + " asynchronous waiters on " + options.s2Keys()
                         + " keys over " + options.s2Clients() + " clients, all calling at once with a 30 s wait and a "
-                        + "10 s lease; each holds its key 50 ms (about 20,000 acquisitions/s on 1,000 keys), releases it and is done");
+                        + "10 s lease; each holds its key " + options.s2Hold().toMillis() + " ms (50 ms on 1,000 keys: "
+                        + "about 20,000 acquisitions/s), releases it and is done");
                 io.github.relock.benchmarks.workloads.ManyWaiters load = new io.github.relock.benchmarks.workloads.ManyWaiters(
-                        options.s2Waiters(), options.s2Keys(), options.s2Clients());
+                        options.s2Waiters(), options.s2Keys(), options.s2Clients(), options.s2Hold());
                 for (LockLibrary library : libraries) {
                     progress(library.id() + " S2 many waiters");
                     report.add(load.run(library, context));

@@ -35,6 +35,8 @@ import org.jspecify.annotations.Nullable;
  * @param s2Waiters        S2 asynchronous waiters, each taking its key once and holding it 50 ms
  * @param s2Keys           S2 keys the waiters are spread over (at most {@code s2Waiters})
  * @param s2Clients        S2 independent clients the waiters are spread over, so releases reach other clients
+ * @param s2Hold           how long each S2 waiter keeps its key once it has it; 50 ms on 1,000 keys makes about
+ *                         20,000 acquisitions/s, a load one Redis carries beside its other work
  * @param s1Locks          S1 locks held at once with no lease
  * @param s3Keys           S3 distinct keys locked once each
  * @param candidate        another build of lock-core (classes directory or jar) to run as library
@@ -47,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
-        Duration watchdogTimeout, Duration annotationDuration, int callers, int s2Waiters, int s2Keys, int s2Clients, int s1Locks, int s3Keys, @Nullable Path candidate,
+        Duration watchdogTimeout, Duration annotationDuration, int callers, int s2Waiters, int s2Keys, int s2Clients, Duration s2Hold, int s1Locks, int s3Keys, @Nullable Path candidate,
         @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw",
@@ -65,7 +67,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
                 16, 4, 4, ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3),
-                Duration.ofSeconds(12), 10_000, 10_000, 1_000, 4, 100_000, 1_000_000, null, null);
+                Duration.ofSeconds(12), 10_000, 10_000, 1_000, 4, Duration.ofMillis(50), 100_000, 1_000_000, null, null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -101,6 +103,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                 positive("s2-waiters", flags.remove("s2-waiters"), d.s2Waiters),
                 positive("s2-keys", flags.remove("s2-keys"), d.s2Keys),
                 positive("s2-clients", flags.remove("s2-clients"), d.s2Clients),
+                duration(flags.remove("s2-hold"), d.s2Hold),
                 positive("s1-locks", flags.remove("s1-locks"), d.s1Locks),
                 positive("s3-keys", flags.remove("s3-keys"), d.s3Keys),
                 flags.containsKey("candidate") ? Path.of(flags.remove("candidate")) : null,
@@ -119,7 +122,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     public Options withRunTimes(Duration newWarmup, Duration newDuration, Duration newCountDuration) {
         return new Options(newDuration, newWarmup, jvmWarmup, rounds, newCountDuration, threads, clients, clientThreads,
                 libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, callers,
-                s2Waiters, s2Keys, s2Clients, s1Locks, s3Keys, candidate, out);
+                s2Waiters, s2Keys, s2Clients, s2Hold, s1Locks, s3Keys, candidate, out);
     }
 
     public static String usage() {
@@ -156,6 +159,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --s2-waiters=10000       S2 asynchronous waiters, each taking its key once for 50 ms ...
                   --s2-keys=1000           ... spread over this many keys ...
                   --s2-clients=4           ... and this many clients (libraries with an async API only)
+                  --s2-hold=50ms           how long each S2 waiter keeps its key
                   --s1-locks=100000        S1 locks held at once with no lease (scale)
                   --s3-keys=1000000        S3 distinct keys locked once each (scale)
                   --candidate=PATH         also run lock-core from PATH (target/classes or jar) as

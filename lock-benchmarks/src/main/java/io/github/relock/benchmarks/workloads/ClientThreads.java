@@ -25,7 +25,7 @@ public final class ClientThreads {
     /** Short enough that a renewal round runs within the count. */
     public static final Duration WATCHDOG_TIMEOUT = Duration.ofMillis(900);
     private static final Pattern UUID = Pattern.compile(
-            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(-[0-9a-f]+)?");
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(-[0-9a-f]+(?![0-9a-zA-Z]))?");
     private static final Pattern NUMBERS = Pattern.compile("\\d+");
 
     public ThreadsResult run(LockLibrary library, RunContext context) {

@@ -32,7 +32,7 @@ class ManyWaitersTest {
     @Timeout(180)
     void everyWaiterGetsItsKeyOnceAndTheFiguresAddUp() {
         Options options = Options.parse("--s2-waiters=200", "--s2-keys=20", "--s2-clients=2");
-        ManyWaiters s2 = new ManyWaiters(options.s2Waiters(), options.s2Keys(), options.s2Clients());
+        ManyWaiters s2 = new ManyWaiters(options.s2Waiters(), options.s2Keys(), options.s2Clients(), options.s2Hold());
         Report report = new Report();
         try (RedisServer server = RedisServer.start();
                 RedisAdmin admin = new RedisAdmin(new RedisTarget(server.host(), server.port()))) {
