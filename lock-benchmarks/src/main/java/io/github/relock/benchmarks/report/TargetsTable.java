@@ -209,6 +209,12 @@ final class TargetsTable {
                 a.redisPerLock(), a.keyBytesPerLock(), redisson.map(b -> String.format(Locale.ROOT,
                         " (Redisson %.0f B, %.0f B)", b.redisPerLock(), b.keyBytesPerLock())).orElse(""))))
                 .orElse(notRun("S1: Redis memory per held lock, beside Redisson's", "scale")));
+        rows.add(own.map(a -> row("S1: 0 locks lost while renewed", a.lost() + " of " + a.heldLocks() + " lost",
+                a.lost() == 0)).orElse(notRun("S1: 0 locks lost while renewed", "scale")));
+        rows.add(own.map(a -> row("S3: heap at the end within 10% of the heap at a tenth of the keys", String.format(
+                Locale.ROOT, "%+.1f%% (%,.0f KB at %,d keys)", a.churnGrowthPercent(), a.heapAtEndKb(), a.churnKeys()),
+                a.churnGrowthPercent() <= 10)).orElse(notRun("S3: heap at the end within 10% of the heap at a tenth "
+                        + "of the keys", "scale")));
         Optional<LeftoverResult> left = leftover(relock);
         Optional<LeftoverResult> redissonLeft = leftover("redisson");
         rows.add(left.map(a -> figure("S1: Redis memory per released name, beside Redisson's", String.format(
