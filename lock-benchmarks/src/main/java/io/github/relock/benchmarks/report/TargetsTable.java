@@ -61,7 +61,7 @@ final class TargetsTable {
         w6(rows);
         w7(rows);
         s2(rows);
-        s1(rows);
+        s1AndS3(rows);
         threads(rows);
         watchdog(rows);
         if (relock.equals("relock")) {
@@ -198,7 +198,7 @@ final class TargetsTable {
                 Report.count(r.waiters() / r.seconds()));
     }
 
-    private void s1(List<String> rows) {
+    private void s1AndS3(List<String> rows) {
         Optional<ScaleResult> own = scale(relock);
         Optional<ScaleResult> redisson = scale("redisson");
         rows.add(own.map(a -> row("S1: heap per hold ≤ 500 B", String.format(Locale.ROOT, "%.0f B%s", a.heapPerHold(),
@@ -211,10 +211,6 @@ final class TargetsTable {
                 .orElse(notRun("S1: Redis memory per held lock, beside Redisson's", "scale")));
         rows.add(own.map(a -> row("S1: 0 locks lost while renewed", a.lost() + " of " + a.heldLocks() + " lost",
                 a.lost() == 0)).orElse(notRun("S1: 0 locks lost while renewed", "scale")));
-        rows.add(own.map(a -> row("S3: heap at the end within 10% of the heap at a tenth of the keys", String.format(
-                Locale.ROOT, "%+.1f%% (%,.0f KB at %,d keys)", a.churnGrowthPercent(), a.heapAtEndKb(), a.churnKeys()),
-                a.churnGrowthPercent() <= 10)).orElse(notRun("S3: heap at the end within 10% of the heap at a tenth "
-                        + "of the keys", "scale")));
         Optional<LeftoverResult> left = leftover(relock);
         Optional<LeftoverResult> redissonLeft = leftover("redisson");
         rows.add(left.map(a -> figure("S1: Redis memory per released name, beside Redisson's", String.format(
@@ -222,6 +218,10 @@ final class TargetsTable {
                         String.format(Locale.ROOT, " (Redisson %.2f keys, %.0f B)", b.keysPerName(), b.bytesPerName()))
                         .orElse(""), a.leftKeys().isEmpty() ? "nothing left" : String.join("; ", a.leftKeys()))))
                 .orElse(notRun("S1: Redis memory per released name, beside Redisson's", "W2")));
+        rows.add(own.map(a -> row("S3: heap at the end within 10% of the heap at a tenth of the keys", String.format(
+                Locale.ROOT, "%+.1f%% (%,.0f KB at %,d keys)", a.churnGrowthPercent(), a.heapAtEndKb(), a.churnKeys()),
+                a.churnGrowthPercent() <= 10)).orElse(notRun("S3: heap at the end within 10% of the heap at a tenth "
+                        + "of the keys", "scale")));
     }
 
     private void threads(List<String> rows) {
