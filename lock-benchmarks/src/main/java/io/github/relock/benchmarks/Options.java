@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -63,6 +64,12 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
      */
     public static final List<String> KNOWN_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
             "threads", "annotation", "scale", "S2", "S4");
+
+    /**
+     * {@code --workloads=all}: the default workloads and the {@code scale} group in one run, so that one report
+     * judges every target.
+     */
+    public static final String ALL = "all";
 
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
@@ -143,6 +150,8 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                                            lean: the leanest owner-checked reentrant scripts)
                   --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,threads,annotation
                                            (threads: the threads one client starts, by name)
+                                           (all: these and scale, in one run and one report, so
+                                           the targets table judges S1 and S2 as well)
                                            (W2 also counts the keys and bytes each library leaves
                                            in Redis per lock name after release)
                                            (also known, not run by default: scale, S1 100,000 held
@@ -218,6 +227,11 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
         for (String raw : text.split(",")) {
             String item = raw.trim();
             if (item.isEmpty()) {
+                continue;
+            }
+            if (name.equals("workloads") && item.equalsIgnoreCase(ALL)) {
+                Stream.concat(ALL_WORKLOADS.stream(), Stream.of("scale")).filter(w -> !chosen.contains(w))
+                        .forEach(chosen::add);
                 continue;
             }
             String match = known.stream().filter(k -> k.equalsIgnoreCase(item)).findFirst()
