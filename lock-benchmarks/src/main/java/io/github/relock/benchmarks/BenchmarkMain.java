@@ -26,6 +26,7 @@ import io.github.relock.benchmarks.report.Charts;
 import io.github.relock.benchmarks.report.Environment;
 import io.github.relock.benchmarks.report.LeftoverResult;
 import io.github.relock.benchmarks.report.Report;
+import io.github.relock.benchmarks.workloads.ClientThreads;
 import io.github.relock.benchmarks.workloads.ClusterLoad;
 import io.github.relock.benchmarks.workloads.Contended;
 import io.github.relock.benchmarks.workloads.Leftovers;
@@ -137,17 +138,32 @@ public final class BenchmarkMain {
                     report.add(load.run(library, context));
                 }
             }
+            if (options.workloads().contains("threads")) {
+                report.describe("threads: one new client per library holds a lock with no lease through a renewal "
+                        + "round (watchdog timeout " + ClientThreads.WATCHDOG_TIMEOUT.toMillis() + " ms), makes "
+                        + "asynchronous calls and has a waiter woken by a release; the threads that appear meanwhile "
+                        + "are counted by name, Lettuce's (lettuce-*) apart");
+                ClientThreads count = new ClientThreads();
+                for (LockLibrary library : libraries) {
+                    progress(library.id() + " threads per client");
+                    report.add(count.run(library, context));
+                }
+            }
             if (options.workloads().contains("W7")) {
                 report.describe("W7: " + options.callers() + " callers on 100 keys, each holding 1 ms: relock's asynchronous calls in "
-                        + "Reactor, Redisson's RLockReactive, relock's blocking calls on virtual threads (JDK 21+) and "
+                        + "Reactor (and the candidate's, if given), Redisson's RLockReactive, relock's blocking calls on virtual threads (JDK 21+) and "
                         + "on a 200-thread pool; warm-up, measured window and MONITOR pass as for the other workloads");
                 progress("W7 many callers");
-                new io.github.relock.benchmarks.workloads.ManyCallers(options.callers()).run(context).forEach(report::add);
+                List<LockLibrary> relocks = libraries.stream().filter(l -> l.id().startsWith("relock")).toList();
+                new io.github.relock.benchmarks.workloads.ManyCallers(options.callers()).run(context,
+                        relocks.isEmpty() ? List.of(new RelockLibrary(environment.pinned("relock"))) : relocks)
+                        .forEach(report::add);
             }
             if (options.workloads().contains("scale")) {
-                report.describe("scale: S1 holds 100,000 locks with no lease on one client (heap and Redis memory per "
-                        + "lock, renewal traffic over the watchdog window, locks lost); S3 locks 1,000,000 distinct keys "
-                        + "once each from 16 threads (heap after GC at 100,000 and at 1,000,000)");
+                report.describe(String.format(java.util.Locale.ROOT, "scale: S1 holds %,d locks with no lease on one "
+                        + "client (heap and Redis memory per lock, what each key holds, renewal traffic over the "
+                        + "watchdog window, locks lost); S3 locks %,d distinct keys once each from 16 threads (heap "
+                        + "after GC at a tenth of them and at the end)", options.s1Locks(), options.s3Keys()));
                 io.github.relock.benchmarks.workloads.ScaleLoad load = new io.github.relock.benchmarks.workloads.ScaleLoad();
                 for (LockLibrary library : libraries) {
                     progress(library.id() + " scale");
@@ -157,9 +173,10 @@ public final class BenchmarkMain {
             if (options.workloads().contains("scale") || options.workloads().contains("S2")) {
                 report.describe("S2: " + options.s2Waiters() + " asynchronous waiters on " + options.s2Keys()
                         + " keys over " + options.s2Clients() + " clients, all calling at once with a 30 s wait and a "
-                        + "10 s lease; each holds its key 5 ms, releases it and is done");
+                        + "10 s lease; each holds its key " + options.s2Hold().toMillis() + " ms (50 ms on 1,000 keys: "
+                        + "about 20,000 acquisitions/s), releases it and is done");
                 io.github.relock.benchmarks.workloads.ManyWaiters load = new io.github.relock.benchmarks.workloads.ManyWaiters(
-                        options.s2Waiters(), options.s2Keys(), options.s2Clients());
+                        options.s2Waiters(), options.s2Keys(), options.s2Clients(), options.s2Hold());
                 for (LockLibrary library : libraries) {
                     progress(library.id() + " S2 many waiters");
                     report.add(load.run(library, context));

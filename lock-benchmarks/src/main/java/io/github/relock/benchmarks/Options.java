@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,9 +33,13 @@ import org.jspecify.annotations.Nullable;
  * @param watchdogTimeout  the watchdog timeout given to every library in that workload
  * @param annotationDuration time for the annotation overhead comparison, warm-up not included
  * @param callers          W7 concurrent callers (on 100 keys)
- * @param s2Waiters        S2 asynchronous waiters, each taking its key once and holding it 5 ms
+ * @param s2Waiters        S2 asynchronous waiters, each taking its key once and holding it 50 ms
  * @param s2Keys           S2 keys the waiters are spread over (at most {@code s2Waiters})
  * @param s2Clients        S2 independent clients the waiters are spread over, so releases reach other clients
+ * @param s2Hold           how long each S2 waiter keeps its key once it has it; 50 ms on 1,000 keys makes about
+ *                         20,000 acquisitions/s, a load one Redis carries beside its other work
+ * @param s1Locks          S1 locks held at once with no lease
+ * @param s3Keys           S3 distinct keys locked once each
  * @param candidate        another build of lock-core (classes directory or jar) to run as library
  *                         {@code relock-candidate} beside relock, for A/B measurements of a change
  * @param out              also write the report here, and its charts beside it
@@ -45,25 +50,31 @@ import org.jspecify.annotations.Nullable;
  */
 public record Options(Duration duration, Duration warmup, Duration jvmWarmup, int rounds, Duration countDuration, int threads, int clients,
         int clientThreads, List<String> libraries, List<String> workloads, int watchdogLocks, Duration watchdogDuration,
-        Duration watchdogTimeout, Duration annotationDuration, int callers, int s2Waiters, int s2Keys, int s2Clients, @Nullable Path candidate,
+        Duration watchdogTimeout, Duration annotationDuration, int callers, int s2Waiters, int s2Keys, int s2Clients, Duration s2Hold, int s1Locks, int s3Keys, @Nullable Path candidate,
         @Nullable Path out) {
 
     public static final List<String> ALL_LIBRARIES = List.of("relock", "redisson", "si-spin", "si-pubsub", "raw",
             "lean");
     public static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
-            "annotation");
+            "threads", "annotation");
     /**
      * Also known, not run by default: {@code scale} (S1, S2, S3 and S4; about 8 minutes for two
      * libraries), {@code S2} (only the many-waiters part of it) and {@code S4} (only the Redis Cluster part, about
      * 1.5 minutes for relock and Redisson).
      */
     public static final List<String> KNOWN_WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "W7", "watchdog",
-            "annotation", "scale", "S2", "S4");
+            "threads", "annotation", "scale", "S2", "S4");
+
+    /**
+     * {@code --workloads=all}: the default workloads and the {@code scale} group in one run, so that one report
+     * judges every target.
+     */
+    public static final String ALL = "all";
 
     public static Options defaults() {
         return new Options(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3), 3, Duration.ofSeconds(1),
                 16, 4, 4, ALL_LIBRARIES, ALL_WORKLOADS, 1000, Duration.ofSeconds(10), Duration.ofSeconds(3),
-                Duration.ofSeconds(12), 10_000, 10_000, 1_000, 4, null, null);
+                Duration.ofSeconds(12), 10_000, 10_000, 1_000, 4, Duration.ofMillis(50), 100_000, 1_000_000, null, null);
     }
 
     /** Parses {@code --name=value} flags over the defaults; {@code --help} returns null. */
@@ -99,6 +110,9 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                 positive("s2-waiters", flags.remove("s2-waiters"), d.s2Waiters),
                 positive("s2-keys", flags.remove("s2-keys"), d.s2Keys),
                 positive("s2-clients", flags.remove("s2-clients"), d.s2Clients),
+                duration(flags.remove("s2-hold"), d.s2Hold),
+                positive("s1-locks", flags.remove("s1-locks"), d.s1Locks),
+                positive("s3-keys", flags.remove("s3-keys"), d.s3Keys),
                 flags.containsKey("candidate") ? Path.of(flags.remove("candidate")) : null,
                 flags.containsKey("out") ? Path.of(flags.remove("out")) : null);
         if (!flags.isEmpty()) {
@@ -115,7 +129,7 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
     public Options withRunTimes(Duration newWarmup, Duration newDuration, Duration newCountDuration) {
         return new Options(newDuration, newWarmup, jvmWarmup, rounds, newCountDuration, threads, clients, clientThreads,
                 libraries, workloads, watchdogLocks, watchdogDuration, watchdogTimeout, annotationDuration, callers,
-                s2Waiters, s2Keys, s2Clients, candidate, out);
+                s2Waiters, s2Keys, s2Clients, s2Hold, s1Locks, s3Keys, candidate, out);
     }
 
     public static String usage() {
@@ -134,7 +148,10 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --libs=relock,redisson,si-spin,si-pubsub,raw,lean
                                            (raw: relock's own scripts with nothing around them;
                                            lean: the leanest owner-checked reentrant scripts)
-                  --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,annotation
+                  --workloads=W1,W2,W3,W4,W5,W6,W7,watchdog,threads,annotation
+                                           (threads: the threads one client starts, by name)
+                                           (all: these and scale, in one run and one report, so
+                                           the targets table judges S1 and S2 as well)
                                            (W2 also counts the keys and bytes each library leaves
                                            in Redis per lock name after release)
                                            (also known, not run by default: scale, S1 100,000 held
@@ -148,11 +165,16 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
                   --watchdog-timeout=3s    watchdog timeout, the same for every library
                   --annotation-duration=12s  time for the annotation comparison (plus up to 2 s warm-up)
                   --callers=10000          W7 concurrent callers, on 100 keys, each holding 1 ms
-                  --s2-waiters=10000       S2 asynchronous waiters, each taking its key once for 5 ms ...
+                  --s2-waiters=10000       S2 asynchronous waiters, each taking its key once for 50 ms ...
                   --s2-keys=1000           ... spread over this many keys ...
                   --s2-clients=4           ... and this many clients (libraries with an async API only)
+                  --s2-hold=50ms           how long each S2 waiter keeps its key
+                  --s1-locks=100000        S1 locks held at once with no lease (scale)
+                  --s3-keys=1000000        S3 distinct keys locked once each (scale)
                   --candidate=PATH         also run lock-core from PATH (target/classes or jar) as
                                            relock-candidate, to measure a change against relock
+                                           (W1-W6, W7 reactive, watchdog, threads, scale; the
+                                           report then has a candidate/today table)
                   --out=FILE               also write the report to FILE, and beside it the charts
                                            NAME-ops.png and NAME-w3-wait.png (NAME: FILE without .md)
                 durations: 500ms, 5s, 2m or ISO-8601 (PT5S)""";
@@ -205,6 +227,11 @@ public record Options(Duration duration, Duration warmup, Duration jvmWarmup, in
         for (String raw : text.split(",")) {
             String item = raw.trim();
             if (item.isEmpty()) {
+                continue;
+            }
+            if (name.equals("workloads") && item.equalsIgnoreCase(ALL)) {
+                Stream.concat(ALL_WORKLOADS.stream(), Stream.of("scale")).filter(w -> !chosen.contains(w))
+                        .forEach(chosen::add);
                 continue;
             }
             String match = known.stream().filter(k -> k.equalsIgnoreCase(item)).findFirst()

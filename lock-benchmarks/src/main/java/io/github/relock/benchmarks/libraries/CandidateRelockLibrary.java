@@ -7,6 +7,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
@@ -19,7 +20,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * same run, interleaved, on the same server. Everything but {@code io.github.relock.core} (Spring Data
  * Redis, Lettuce) is shared with the rest of the harness.
  *
- * <p>The hot path needs no reflection: the handles are {@link java.util.concurrent.locks.Lock}s.
+ * <p>The blocking hot path needs no reflection: the handles are {@link java.util.concurrent.locks.Lock}s. The
+ * asynchronous calls (W7, S2) go through {@link Method#invoke}, the same for every call.
  */
 public final class CandidateRelockLibrary implements LockLibrary {
 
@@ -29,6 +31,7 @@ public final class CandidateRelockLibrary implements LockLibrary {
     private final Path location;
     private final ClassLoader loader;
     private final boolean lockKinds;
+    private final boolean asyncLocks;
 
     public CandidateRelockLibrary(Path location) {
         this.location = location;
@@ -39,6 +42,7 @@ public final class CandidateRelockLibrary implements LockLibrary {
             throw new IllegalArgumentException("not a usable path: " + location, ex);
         }
         this.lockKinds = lockKinds(loader);
+        this.asyncLocks = asyncLocks(loader);
     }
 
     @Override
@@ -59,6 +63,11 @@ public final class CandidateRelockLibrary implements LockLibrary {
     @Override
     public String noLockKindsReason() {
         return "the candidate lock-core at " + location + " has no getReadWriteLock and getFairLock";
+    }
+
+    @Override
+    public boolean hasAsyncLocks() {
+        return asyncLocks;
     }
 
     @Override
@@ -98,6 +107,28 @@ public final class CandidateRelockLibrary implements LockLibrary {
                             name));
                 }
 
+                @Override
+                public AsyncLock asyncLock(String name) {
+                    Object lock = invoke(getLock, client, name);
+                    Object owner = invoke(coreMethod("RedisLockClient", "newOwner"), client);
+                    Method tryLock = coreMethod("ReentrantDistributedLock", "tryLockAsync", Duration.class, Duration.class,
+                            ownerType());
+                    Method unlock = coreMethod("ReentrantDistributedLock", "unlockAsync", ownerType());
+                    return new AsyncLock() {
+                        @Override
+                        @SuppressWarnings("unchecked")
+                        public CompletionStage<Boolean> tryLock(Duration wait, Duration lease) {
+                            return (CompletionStage<Boolean>) invoke(tryLock, lock, wait, lease, owner);
+                        }
+
+                        @Override
+                        @SuppressWarnings("unchecked")
+                        public CompletionStage<Void> unlock() {
+                            return (CompletionStage<Void>) invoke(unlock, lock, owner);
+                        }
+                    };
+                }
+
                 private BenchLock side(String name, String which) {
                     Object readWrite = invoke(coreMethod("RedisLockClient", "getReadWriteLock", String.class), client, name);
                     return BenchLock.of((Lock) invoke(coreMethod("ReadWriteDistributedLock", which), readWrite));
@@ -126,6 +157,30 @@ public final class CandidateRelockLibrary implements LockLibrary {
         }
         catch (ReflectiveOperationException | LinkageError ex) {
             return false;
+        }
+    }
+
+    /** Whether this build of lock-core takes locks for an explicit owner without blocking (W7, S2, threads per client). */
+    private static boolean asyncLocks(ClassLoader loader) {
+        try {
+            Class<?> owner = loader.loadClass(CORE + "LockOwner");
+            loader.loadClass(CORE + "RedisLockClient").getMethod("newOwner");
+            Class<?> lock = loader.loadClass(CORE + "ReentrantDistributedLock");
+            lock.getMethod("tryLockAsync", Duration.class, Duration.class, owner);
+            lock.getMethod("unlockAsync", owner);
+            return true;
+        }
+        catch (ReflectiveOperationException | LinkageError ex) {
+            return false;
+        }
+    }
+
+    private Class<?> ownerType() {
+        try {
+            return loader.loadClass(CORE + "LockOwner");
+        }
+        catch (ClassNotFoundException ex) {
+            throw new UnsupportedOperationException("the candidate lock-core at " + location + " has no LockOwner", ex);
         }
     }
 

@@ -2,9 +2,8 @@ package io.github.relock.benchmarks.report;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
-/** The W7 table, and its target: relock reactive at least 2x Redisson reactive, on at most 20 platform threads. */
+/** The W7 table; its target (relock reactive at least 2x Redisson reactive, on at most 20 platform threads) is in {@link TargetsTable}. */
 final class CallersTable {
 
     private CallersTable() {
@@ -32,19 +31,6 @@ final class CallersTable {
                     .append(" | |\n");
         }
         out.append('\n');
-        Optional<CallersResult> relock = find(rows, "relock reactive");
-        Optional<CallersResult> redisson = find(rows, "redisson reactive");
-        if (relock.isPresent() && redisson.isPresent()) {
-            double times = relock.get().acquisitionsPerSecond() / redisson.get().acquisitionsPerSecond();
-            boolean met = times >= 2 && relock.get().peakThreads() <= 20;
-            out.append(String.format(Locale.ROOT, "- W7 target (relock reactive >= 2x Redisson reactive, <= 20 "
-                    + "platform threads): %.2fx on %d threads: %s%n%n", times, relock.get().peakThreads(),
-                    met ? "met" : "NOT met"));
-        }
-    }
-
-    private static Optional<CallersResult> find(List<CallersResult> rows, String variant) {
-        return rows.stream().filter(r -> r.variant().equals(variant) && r.ran()).findFirst();
     }
 
     private static String millis(long micros) {

@@ -11,8 +11,9 @@ import java.util.List;
  * @param bytesPerName      {@code MEMORY USAGE} of those keys, summed, per name
  * @param usedMemoryPerName {@code INFO memory} used_memory after less before, per name: also counts what
  *                          Redis keeps beside each key (its expiry), and moves with anything else
- * @param leftKeys          what the keys left look like, the lock name written NAME, with how many and
- *                          how long they still live, e.g. {@code bench:relock:{NAME}:fence x2000, expires in 7.0 d}
+ * @param leftKeys          what the keys left are, one line per shape (the lock name written NAME): how many,
+ *                          their type, what one holds, bytes per name and how long they still live, e.g.
+ *                          {@code `bench:relock:{NAME}:fence` ×2000: string (1), 56 B/name, expires in 7.0 d}
  * @param note              why the pass did not run or failed; empty if it ran
  */
 public record LeftoverResult(String library, int names, double keysPerName, double bytesPerName,

@@ -1,13 +1,10 @@
 package io.github.relock.benchmarks.report;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /** Everything one run found, rendered as Markdown. */
 public final class Report {
@@ -18,6 +15,7 @@ public final class Report {
     private final List<WatchdogResult> watchdog = new ArrayList<>();
     private final List<CallersResult> callers = new ArrayList<>();
     private final List<ScaleResult> scale = new ArrayList<>();
+    private final List<ThreadsResult> threads = new ArrayList<>();
     private final List<ClusterResult> cluster = new ArrayList<>();
     private final List<RenewalResult> renewals = new ArrayList<>();
     private final List<WaitersResult> waiters = new ArrayList<>();
@@ -48,6 +46,18 @@ public final class Report {
 
     public void add(ScaleResult result) {
         scale.add(result);
+    }
+
+    public List<ScaleResult> scaleResults() {
+        return List.copyOf(scale);
+    }
+
+    public void add(ThreadsResult result) {
+        threads.add(result);
+    }
+
+    public List<ThreadsResult> threadsResults() {
+        return List.copyOf(threads);
     }
 
     public void add(ClusterResult result) {
@@ -149,6 +159,7 @@ public final class Report {
         }
         LockKindsTable.render(results, skipped, out);
         CallersTable.render(callers, out);
+        ThreadsTable.render(threads, out);
         ScaleTable.render(scale, out);
         ClusterTable.render(cluster, renewals, out);
         WaitersTable.render(waiters, out);
@@ -180,12 +191,8 @@ public final class Report {
             }
             out.append('\n');
         }
-        List<String> targets = targets();
-        if (!targets.isEmpty()) {
-            out.append("| target | figure in this run | verdict |\n|---|---|---|\n");
-            targets.forEach(t -> out.append(t).append('\n'));
-            out.append('\n');
-        }
+        CandidateTable.render(this, out);
+        TargetsTable.render(this, out);
         if (!descriptions.isEmpty()) {
             out.append("Workloads and libraries:\n\n");
             descriptions.forEach(d -> out.append("- ").append(d).append('\n'));
@@ -193,146 +200,6 @@ public final class Report {
         }
         notes.forEach(n -> out.append(n).append('\n'));
         return out.toString();
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // the targets, checked against this run's own figures
-
-    private List<String> targets() {
-        List<String> rows = new ArrayList<>(targets("relock"));
-        if (results.stream().anyMatch(r -> r.library().equals("relock-candidate"))) {
-            targets("relock-candidate").forEach(row -> rows.add(row.replaceFirst("\\| ", "| [candidate] ")));
-        }
-        return rows;
-    }
-
-    private List<String> targets(String relockId) {
-        List<String> rows = new ArrayList<>();
-        for (String w : List.of("W1", "W2")) {
-            find(relockId, w).ifPresent(relock -> {
-                find("raw", w).ifPresent(raw -> rows.add(throughputTarget(w + ": relock ≥ 0.9× RAW", relock, raw, 0.9)));
-                find("redisson", w).ifPresent(r -> rows.add(throughputTarget(w + ": relock ≥ 1.2× Redisson", relock, r, 1.2)));
-            });
-        }
-        find(relockId, "W2").ifPresent(relock -> rows.addAll(leanTargets(relock)));
-        find(relockId, "W3").ifPresent(relock -> {
-            find("redisson", "W3").ifPresent(r -> {
-                rows.add(throughputTarget("W3: relock ≥ 1.5× Redisson acquisitions/s", relock, r, 1.5));
-                rows.add(row("W3: relock p99 wait ≤ Redisson's", micros(relock.p99Micros()) + " µs vs "
-                        + micros(r.p99Micros()) + " µs", relock.p99Micros() <= r.p99Micros()));
-            });
-            if (relock.clientCmdsPerOp() != null) {
-                rows.add(row("W3: relock ≤ 3 Redis commands per acquisition", ratio(relock.clientCmdsPerOp())
-                        + " client cmds/acq (" + ratio(relock.callsPerOp()) + " calls incl. inside scripts)",
-                        relock.clientCmdsPerOp() <= 3.0));
-            }
-        });
-        overlaps(relockId, "W3").ifPresent(rows::add);
-        find(relockId, "W4").ifPresent(relock -> {
-            find("raw", "W4").ifPresent(raw -> rows.add(throughputTarget("W4: relock ≥ 2.5× RAW", relock,
-                    raw, 2.5)));
-            // the faster of Spring Integration's two lock registries
-            Stream.of("si-spin", "si-pubsub").map(si -> find(si, "W4")).flatMap(Optional::stream)
-                    .max(Comparator.comparingDouble(Result::opsPerSecond))
-                    .ifPresent(si -> rows.add(throughputTarget("W4: relock ≥ 1.5× Spring Integration ("
-                            + si.library() + ")", relock, si, 1.5)));
-        });
-        find(relockId, "W5").ifPresent(relock -> find("redisson", "W5").ifPresent(r -> {
-            rows.add(throughputTarget("W5: relock ≥ 2× Redisson ops/s", relock, r, 2.0));
-            double a = writerMax(relock);
-            double b = writerMax(r);
-            rows.add(row("W5: relock max writer wait ≤ Redisson's", micros(a) + " µs vs " + micros(b) + " µs", a <= b));
-        }));
-        overlaps(relockId, "W5").ifPresent(rows::add);
-        find(relockId, "W6").ifPresent(relock -> {
-            find("redisson", "W6").ifPresent(r -> rows.add(throughputTarget("W6: relock ≥ 2× Redisson acquisitions/s",
-                    relock, r, 2.0)));
-            if (relock.clientCmdsPerOp() != null) {
-                rows.add(row("W6: relock ≤ 4 client commands per acquisition", ratio(relock.clientCmdsPerOp())
-                        + " client cmds/acq (" + ratio(relock.callsPerOp()) + " calls incl. inside scripts)",
-                        relock.clientCmdsPerOp() <= 4.0));
-            }
-            // only Redis knows the order waiters reached it in; relock's FairLockTest reads it from relock's line
-            rows.add("| W6: 0 FIFO violations | not measured here; relock's FairLockTest checks it against the line "
-                    + "Redis keeps | not measured |");
-        });
-        overlaps(relockId, "W6").ifPresent(rows::add);
-        Optional<WatchdogResult> relockWd = watchdog.stream().filter(w -> w.library().equals(relockId)
-                && !Double.isNaN(w.callsPerSecond())).findFirst();
-        Optional<WatchdogResult> redissonWd = watchdog.stream().filter(w -> w.library().equals("redisson")
-                && !Double.isNaN(w.callsPerSecond())).findFirst();
-        if (relockWd.isPresent() && redissonWd.isPresent()) {
-            WatchdogResult a = relockWd.get();
-            WatchdogResult b = redissonWd.get();
-            // traffic = what crosses the network; the calls scripts make inside Redis are shown beside it
-            boolean met = a.clientCmdsPerSecond() != null && b.clientCmdsPerSecond() != null
-                    && a.clientCmdsPerSecond() <= b.clientCmdsPerSecond() && a.lost() == 0;
-            rows.add(row("Watchdog: relock renewal traffic ≤ Redisson's", ratio(a.clientCmdsPerSecond()) + " vs "
-                    + ratio(b.clientCmdsPerSecond()) + " client cmds/s; " + ratio(a.callsPerSecond()) + " vs "
-                    + ratio(b.callsPerSecond()) + " Redis calls/s; lost " + a.lost() + " vs " + b.lost(), met));
-        }
-        annotation.stream().filter(a -> a.subject().startsWith("@DistributedLock") && relockId.equals("relock"))
-                .findFirst().ifPresent(a ->
-                rows.add(row("Annotation ≤ 1.05× the direct API call", times(a.relative()) + " median wall time per call, "
-                        + times(a.cpuRelative()) + " CPU time", a.relative() <= 1.05)));
-        return rows;
-    }
-
-    /**
-     * Server work per uncontended pair against the lean floor (the leanest owner-checked
-     * reentrant scripts), and throughput against it and against Spring Integration.
-     */
-    private List<String> leanTargets(Result relock) {
-        List<String> rows = new ArrayList<>();
-        Optional<Result> lean = find("lean", "W2");
-        rows.add(row("W2: relock ≤ 9 Redis calls per lock/unlock pair, fencing kept",
-                ratio(relock.callsPerOp()) + " calls/pair" + lean.map(l -> " (lean floor " + ratio(l.callsPerOp())
-                        + ", no fencing)").orElse(""), relock.callsPerOp() <= 9.0));
-        lean.ifPresent(l -> {
-            double cpu = relock.redisCpuMicros() / l.redisCpuMicros();
-            rows.add(row("W2: relock Redis CPU per pair ≤ 1.1× the lean floor's", String.format(Locale.ROOT,
-                    "%.2f× (%s vs %s µs/pair)", cpu, micros(relock.redisCpuMicros()), micros(l.redisCpuMicros())),
-                    cpu <= 1.1));
-            rows.add(throughputTarget("W2: relock ≥ 0.95× the lean floor", relock, l, 0.95));
-        });
-        // the faster of Spring Integration's two lock registries
-        Stream.of("si-spin", "si-pubsub").map(si -> find(si, "W2")).flatMap(Optional::stream)
-                .max(Comparator.comparingDouble(Result::opsPerSecond))
-                .ifPresent(si -> rows.add(throughputTarget("W2: relock ≥ Spring Integration ("
-                        + si.library() + ")", relock, si, 1.0)));
-        return rows;
-    }
-
-    /** Overlaps of every library in a contended workload; once, under relock's own rows, not the candidate's. */
-    private Optional<String> overlaps(String relockId, String workload) {
-        List<Result> rows = results.stream().filter(r -> r.workload().equals(workload)).toList();
-        if (rows.isEmpty() || !relockId.equals("relock")) {
-            return Optional.empty();
-        }
-        long overlaps = rows.stream().mapToLong(Result::overlaps).sum();
-        return Optional.of(row(workload + ": 0 overlaps", rows.stream().map(r -> r.library() + " " + r.overlaps())
-                .collect(Collectors.joining(", ")), overlaps == 0));
-    }
-
-    /** The longest a writer waited in W5; NaN if no write ran, which then misses the target. */
-    private static double writerMax(Result w5) {
-        KindLatency write = w5.latencyByKind().get("write");
-        return write == null ? Double.NaN : write.maxMicros();
-    }
-
-    private Optional<Result> find(String library, String workload) {
-        return results.stream().filter(r -> r.library().equals(library) && r.workload().equals(workload)
-                && r.opsPerSecond() > 0).findFirst();
-    }
-
-    private static String throughputTarget(String name, Result relock, Result other, double factor) {
-        double ratio = relock.opsPerSecond() / other.opsPerSecond();
-        return row(name, String.format(Locale.ROOT, "%.2f× (%s vs %s ops/s)", ratio, count(relock.opsPerSecond()),
-                count(other.opsPerSecond())), ratio >= factor);
-    }
-
-    private static String row(String target, String figure, boolean met) {
-        return "| " + target + " | " + figure + " | " + (met ? "met" : "**missed**") + " |";
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ final class WaitersTable {
         if (rows.isEmpty()) {
             return;
         }
-        out.append("S2, many waiters (asynchronous calls; each waiter takes its key once and holds it 5 ms; wake-up: "
+        out.append("S2, many waiters (asynchronous calls; each waiter takes its key once and holds it as the S2 line below "
+                + "says; wake-up: "
                 + "from a release completing to the next holder's acquisition completing; pub/sub: most connections "
                 + "in pub/sub mode at once, all clients together; subscriptions: channels / their NUMSUB added up, "
                 + "before the waiters and after them):\n\n");

@@ -20,10 +20,10 @@ import org.redisson.config.Config;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.RedisTarget;
 import io.github.relock.benchmarks.redis.MonitorTap;
 import io.github.relock.benchmarks.report.CallersResult;
-import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import reactor.core.publisher.Mono;
@@ -32,7 +32,7 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * W7: many callers, few keys. 10,000 callers (by default) take locks on 100 keys, each holding 1 ms, over and over:
- * relock's asynchronous calls in Reactor, Redisson's {@code RLockReactive}, relock's blocking calls on
+ * relock's asynchronous calls in Reactor (and a candidate build's, if one is given), Redisson's {@code RLockReactive}, relock's blocking calls on
  * virtual threads (JDK 21+) and on a 200-thread pool. What it shows is what a waiter costs: threads,
  * heap, and whether acquisitions keep flowing when most callers wait.
  */
@@ -56,9 +56,16 @@ public final class ManyCallers {
         this.callers = callers;
     }
 
-    public List<CallersResult> run(RunContext context) {
+    /**
+     * The four variants; with a candidate build among {@code relocks}, its reactive variant too, measured the same way.
+     *
+     * @param relocks relock and, if given, the candidate: the libraries whose asynchronous calls run in Reactor
+     */
+    public List<CallersResult> run(RunContext context, List<LockLibrary> relocks) {
         List<CallersResult> results = new ArrayList<>();
-        results.add(measure("relock reactive", context, this::relockReactive));
+        for (LockLibrary relock : relocks) {
+            results.add(measure(relock.id() + " reactive", context, (target, stats) -> reactive(relock, target, stats)));
+        }
         results.add(measure("redisson reactive", context, this::redissonReactive));
         results.add(measure("relock virtual threads", context, this::relockVirtual));
         results.add(measure("relock 200-thread pool", context, this::relockPool));
@@ -125,29 +132,24 @@ public final class ManyCallers {
         }
     }
 
-    private AutoCloseable relockReactive(RedisTarget target, Stats stats) {
-        LettuceConnectionFactory factory = factory(target);
-        RedisLockClient client = RedisLockClient.builder(factory).build();
-        ReentrantDistributedLock[] locks = new ReentrantDistributedLock[KEYS];
-        for (int i = 0; i < KEYS; i++) {
-            locks[i] = client.getLock("w7-" + i);
+    /** A library's asynchronous calls ({@link LockLibrary.LockClient#asyncLock}), one owner per caller, on one client. */
+    private AutoCloseable reactive(LockLibrary library, RedisTarget target, Stats stats) {
+        if (!library.hasAsyncLocks()) {
+            throw new UnsupportedOperationException(library.id() + " has no asynchronous lock");
         }
+        LockLibrary.LockClient client = library.connect(target, null);
         return reactive(stats, caller -> {
-            ReentrantDistributedLock lock = locks[caller % KEYS];
-            LockOwner owner = client.newOwner();
+            LockLibrary.AsyncLock lock = client.asyncLock("w7-" + caller % KEYS);
             return new Caller() {
                 public Mono<Boolean> acquire() {
-                    return Mono.fromFuture(() -> lock.tryLockAsync(WAIT, LEASE, owner), false);
+                    return Mono.fromCompletionStage(() -> lock.tryLock(WAIT, LEASE));
                 }
 
                 public Mono<Void> release() {
-                    return Mono.fromFuture(() -> lock.unlockAsync(owner));
+                    return Mono.fromCompletionStage(lock::unlock);
                 }
             };
-        }, () -> {
-            client.close();
-            factory.destroy();
-        });
+        }, client::close);
     }
 
     private AutoCloseable redissonReactive(RedisTarget target, Stats stats) {

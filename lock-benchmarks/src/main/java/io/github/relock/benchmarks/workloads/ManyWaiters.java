@@ -22,10 +22,10 @@ import io.github.relock.benchmarks.report.WaitersResult;
 import io.github.relock.benchmarks.report.WaitersResult.Subscriptions;
 
 /**
- * S2 of the {@code scale} group: many waiters. {@code waiters} asynchronous waiters (10,000 by default) on
+ * S2 of the {@code scale} group: many waiters, and the harness's measure of wake-up delay after a release. {@code waiters} asynchronous waiters (10,000 by default) on
  * {@code keys} keys (1,000), spread over {@code clients} clients so that each key's waiters sit on different
  * clients and a release must reach them through pub/sub. All call at once; each, once it holds its key, keeps it
- * {@value #HOLD_MILLIS} ms (a timer, no blocked thread), releases it and is done. Measured: the wake-up delay of
+ * {@code hold} (50 ms by default, a timer, no blocked thread), releases it and is done. Measured: the wake-up delay of
  * every acquisition that followed a release (from the release completing to the acquisition completing), waiters
  * that overslept their wait time, connections in pub/sub mode during the run, and the server's subscriptions
  * before and after. An unrecorded round of at most {@value #WARM_WAITERS} waiters runs first, so that every library
@@ -34,7 +34,6 @@ import io.github.relock.benchmarks.report.WaitersResult.Subscriptions;
  */
 public final class ManyWaiters {
 
-    static final int HOLD_MILLIS = 5;
     /**
      * Waiters of the unrecorded warm-up round, on proportionally fewer keys: enough calls that the JIT has compiled
      * the wait and wake-up paths (a few thousand), so that the run measures them, not the interpreter.
@@ -44,24 +43,26 @@ public final class ManyWaiters {
     static final Duration LEASE = Duration.ofSeconds(10);
     static final Duration GRACE = Duration.ofSeconds(15);
     /** A timeout reported later than this after the wait time counts as oversleeping, like a late acquisition. */
-    static final long LATE_NANOS = TimeUnit.MILLISECONDS.toNanos(HOLD_MILLIS);
+    static final long LATE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final int waiters;
     private final int keys;
     private final int clients;
+    private final Duration hold;
     private final Duration wait;
 
-    public ManyWaiters(int waiters, int keys, int clients) {
-        this(waiters, keys, clients, WAIT);
+    public ManyWaiters(int waiters, int keys, int clients, Duration hold) {
+        this(waiters, keys, clients, hold, WAIT);
     }
 
-    ManyWaiters(int waiters, int keys, int clients, Duration wait) {
+    ManyWaiters(int waiters, int keys, int clients, Duration hold, Duration wait) {
         if (keys > waiters) {
             throw new IllegalArgumentException("S2 needs at least as many waiters as keys: " + waiters + " < " + keys);
         }
         this.waiters = waiters;
         this.keys = keys;
         this.clients = clients;
+        this.hold = hold;
         this.wait = wait;
     }
 
@@ -279,7 +280,7 @@ public final class ManyWaiters {
                     }
                     done.countDown();
                 });
-            }, HOLD_MILLIS, TimeUnit.MILLISECONDS);
+            }, hold.toNanos(), TimeUnit.NANOSECONDS);
         }
 
         private void failed(Throwable cause) {

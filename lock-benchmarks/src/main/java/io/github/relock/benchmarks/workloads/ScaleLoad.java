@@ -2,47 +2,57 @@ package io.github.relock.benchmarks.workloads;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 
 import io.github.relock.benchmarks.libraries.LockLibrary;
 import io.github.relock.benchmarks.libraries.LockLibrary.LockClient;
 import io.github.relock.benchmarks.redis.CommandStats;
 import io.github.relock.benchmarks.report.ScaleResult;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 
 /**
  * The {@code scale} group (not run by default, about 5 minutes for relock and Redisson): S1 holds
- * {@value #HELD} watchdog locks on one client and measures what each costs in the JVM and in Redis and what
- * renewing them costs; S3 locks {@value #CHURN} distinct keys once each from 16 threads and compares the heap
+ * 100,000 watchdog locks ({@code --s1-locks}) on one client and measures what each costs in the JVM and in Redis and what
+ * renewing them costs; S3 locks 1,000,000 distinct keys ({@code --s3-keys}) once each from 16 threads and compares the heap
  * at a tenth of them with the heap at the end, so a cache that grows with the keys shows. S2, the group's third
  * part, is {@link ManyWaiters}.
  */
 public final class ScaleLoad {
 
-    static final int HELD = 100_000;
-    static final int CHURN = 1_000_000;
     private static final int THREADS = 16;
 
     public ScaleResult run(LockLibrary library, RunContext context) {
         if (!library.hasWatchdog()) {
-            return new ScaleResult(library.id(), 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, Double.NaN,
+            return new ScaleResult(library.id(), 0, Double.NaN, Double.NaN, Double.NaN, List.of(), Double.NaN, Double.NaN, 0, 0, Double.NaN,
                     Double.NaN, "skipped: " + library.noWatchdogReason());
         }
         context.settle();
         Duration timeout = context.options().watchdogTimeout();
+        int held = context.options().s1Locks();
+        int churn = context.options().s3Keys();
         try (LockClient client = library.connect(context.target(), timeout)) {
             String names = context.freshNames("s1");
             client.lock(names + "-warm").lock(); // the client's own structures exist before the baseline
             client.lock(names + "-warm").unlock();
             long heapBefore = heapAfterGc();
             long redisBefore = usedMemory(context);
-            for (int i = 0; i < HELD; i++) {
+            for (int i = 0; i < held; i++) {
                 client.lock(names + "-" + i).lock(); // the handle is dropped: only the library's bookkeeping stays
             }
-            double heapPerHold = (heapAfterGc() - heapBefore) / (double) HELD;
-            double redisPerLock = (usedMemory(context) - redisBefore) / (double) HELD;
+            double heapPerHold = (heapAfterGc() - heapBefore) / (double) held;
+            double redisPerLock = (usedMemory(context) - redisBefore) / (double) held;
+            Set<String> keys = new HashSet<>();
+            ScanIterator.scan(context.admin().commands(), ScanArgs.Builder.limit(1000)).forEachRemaining(keys::add);
+            List<KeyShapes.Shape> shapes = KeyShapes.of(context.admin().commands(), keys,
+                    Pattern.compile(Pattern.quote(names + "-") + "(\\d+|warm)"));
             sleep(timeout.toMillis() / 3 + 200); // one renewal period, so renewal is in its rhythm
             CommandStats before = context.admin().commandStats();
             long start = System.nanoTime();
@@ -51,7 +61,7 @@ public final class ScaleLoad {
             CommandStats calls = context.admin().commandStats().minus(before);
             long topLevel = calls.calls().getOrDefault("evalsha", 0L) + calls.calls().getOrDefault("eval", 0L);
             long lost = 0;
-            for (int i = 0; i < HELD; i++) {
+            for (int i = 0; i < held; i++) {
                 try {
                     client.lock(names + "-" + i).unlock();
                 }
@@ -59,9 +69,10 @@ public final class ScaleLoad {
                     lost++;
                 }
             }
-            long[] heap = churn(client, context.freshNames("s3"));
-            return new ScaleResult(library.id(), HELD, heapPerHold, redisPerLock, calls.total() / seconds,
-                    topLevel / seconds, lost, CHURN, heap[0] / 1024.0, heap[1] / 1024.0, "");
+            long[] heap = churn(client, context.freshNames("s3"), churn);
+            return new ScaleResult(library.id(), held, heapPerHold, redisPerLock,
+                    KeyShapes.bytes(shapes) / held, KeyShapes.describe(shapes, held, "lock"), calls.total() / seconds,
+                    topLevel / seconds, lost, churn, heap[0] / 1024.0, heap[1] / 1024.0, "");
         }
         catch (Exception ex) {
             throw new IllegalStateException(library.id() + " scale run failed", ex);
@@ -69,12 +80,12 @@ public final class ScaleLoad {
     }
 
     /** S3: heap after GC at a tenth of the keys and at all of them. */
-    private static long[] churn(LockClient client, String names) throws InterruptedException {
+    private static long[] churn(LockClient client, String names, int keys) throws InterruptedException {
         long[] heap = new long[2];
         AtomicLong next = new AtomicLong();
         ExecutorService threads = Executors.newFixedThreadPool(THREADS);
         try {
-            int[] marks = {CHURN / 10, CHURN};
+            int[] marks = {keys / 10, keys};
             for (int m = 0; m < marks.length; m++) {
                 long mark = marks[m];
                 CountDownLatch done = new CountDownLatch(THREADS);
