@@ -27,6 +27,7 @@ import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.internal.redis.ClientScheduler;
 
 /**
  * What one client's locks share, put together: the Redis commands, the holds, the waiters' subscriptions,
@@ -39,6 +40,8 @@ public final class ClientRuntime implements AutoCloseable {
     private final String keyPrefix;
     private final ClientContext context;
     private final LeaseWatchdog watchdog;
+    /** The client's timer thread: sends again, gives connections back. */
+    private final ClientScheduler scheduler;
     /** Where the watchdog's losses are told: a listener that blocks must not stop the renewal of other holds. */
     private final AsyncRunner told;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
@@ -59,8 +62,9 @@ public final class ClientRuntime implements AutoCloseable {
         // two live instances (or a restart while the old one's leases run) must never share one
         String clientId = settings.clientName() != null ? settings.clientName() + "-" + instanceSuffix()
                 : UUID.randomUUID().toString();
+        this.scheduler = new ClientScheduler("relock-scheduler-" + clientId);
         LockCommands commands = new LockCommands(factory, settings.minReplicas(),
-                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis());
+                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler);
         HoldRegistry holds = new HoldRegistry();
         AsyncRunner async = new AsyncRunner("relock-async-" + clientId);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
@@ -180,6 +184,7 @@ public final class ClientRuntime implements AutoCloseable {
             context.subscriptions().close();
             context.async().close();
             told.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
+            scheduler.close();
             context.holds().clear();
         }
         finally {
@@ -188,7 +193,8 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void awaitClosed() {
-        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || told.runsOnCurrentThread()) {
+        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || told.runsOnCurrentThread()
+                || scheduler.runsOnCurrentThread()) {
             return;
         }
         boolean interrupted = false;

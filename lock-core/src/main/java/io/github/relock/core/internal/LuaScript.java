@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.relock.core.internal.redis.AsyncScripts;
+
 /**
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
@@ -67,6 +69,7 @@ public final class LuaScript<T> implements RedisScript<T> {
     private final ReturnType returnType;
     /** The same script announcing with SPUBLISH, for a Redis Cluster; this one if it announces nothing. */
     private final LuaScript<T> sharded;
+    private final AsyncScripts.Script sent;
 
     /** A script that announces releases: {@code announce.lua} first, and a twin with {@code announce-sharded.lua}. */
     private static <T> LuaScript<T> announcing(String resource, Class<T> resultType, String... preludes) {
@@ -99,6 +102,12 @@ public final class LuaScript<T> implements RedisScript<T> {
         this.resultType = resultType;
         this.returnType = ReturnType.fromJavaType(resultType);
         this.sharded = sharded == null ? this : sharded;
+        this.sent = new AsyncScripts.Script(sha1, sourceBytes, returnType == ReturnType.MULTI);
+    }
+
+    /** The script as {@link AsyncScripts} sends it. */
+    AsyncScripts.Script sent() {
+        return sent;
     }
 
     /** The variant for a Redis Cluster: announces with SPUBLISH, so only the lock's shard carries the message. */
