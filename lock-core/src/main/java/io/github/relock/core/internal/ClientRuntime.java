@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +44,9 @@ public final class ClientRuntime implements AutoCloseable {
     /** The client's timer thread: sends again, gives connections back. */
     private final ClientScheduler scheduler;
     /** Where the watchdog's losses are told: a listener that blocks must not stop the renewal of other holds. */
-    private final AsyncRunner told;
+    private final Executor told;
+    /** The client's own listener thread, unless the user gave an executor. */
+    private final @Nullable AsyncRunner ownTold;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     /** Set by the one close() that does the closing, as it starts. */
@@ -55,6 +58,12 @@ public final class ClientRuntime implements AutoCloseable {
 
     public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
             List<LockLostListener> listeners) {
+        this(factory, settings, listeners, null);
+    }
+
+    /** @param lockLostExecutor where lost-lock listeners are called; null: one thread of the client's own */
+    public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
+            List<LockLostListener> listeners, @Nullable Executor lockLostExecutor) {
         RedisDriverCheck.requireLettuce(factory); // first: a Jedis client would hang its first waiter
         ReplicaAckTimeoutCheck.check(factory, settings.minReplicas(), settings.replicaAckTimeout());
         this.keyPrefix = settings.keyPrefix();
@@ -73,8 +82,9 @@ public final class ClientRuntime implements AutoCloseable {
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async);
         this.listeners.addAll(listeners);
-        this.told = new AsyncRunner("relock-listeners-" + clientId, 1);
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
+        this.ownTold = lockLostExecutor == null ? new AsyncRunner("relock-listeners-" + clientId, 1) : null;
+        this.told = lockLostExecutor != null ? lockLostExecutor : ownTold::execute;
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, async::execute,
                 this::reportLostLater);
     }
 
@@ -183,7 +193,9 @@ public final class ClientRuntime implements AutoCloseable {
             watchdog.close();
             context.subscriptions().close();
             context.async().close();
-            told.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
+            if (ownTold != null) {
+                ownTold.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
+            }
             scheduler.close();
             context.holds().clear();
         }
@@ -193,8 +205,8 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void awaitClosed() {
-        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || told.runsOnCurrentThread()
-                || scheduler.runsOnCurrentThread()) {
+        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || scheduler.runsOnCurrentThread()
+                || (ownTold != null && ownTold.runsOnCurrentThread())) {
             return;
         }
         boolean interrupted = false;
@@ -218,8 +230,11 @@ public final class ClientRuntime implements AutoCloseable {
         }
     }
 
-    /** A loss the watchdog found, told on the listeners' own thread, one event after another. */
+    /** A loss the watchdog found, told on the listeners' thread (or the user's executor), never the scheduler's. */
     private void reportLostLater(Hold hold) {
+        if (closed.get()) {
+            return; // the client is closing: its listeners are told nothing more
+        }
         try {
             told.execute(() -> reportLost(hold));
         }

@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -14,6 +17,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import io.github.relock.core.internal.Encoding.EncodedNumber;
 import io.github.relock.core.internal.redis.AsyncScripts;
 import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -207,8 +211,22 @@ public final class LockCommands {
     public record Renewal(List<Boolean> renewed, boolean acknowledged) {
     }
 
-    /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. */
+    /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster, and waits for the reply. */
     public Renewal renew(List<Hold> holds, long leaseMillis) {
+        try {
+            return renewAsync(holds, leaseMillis, Runnable::run).join();
+        }
+        catch (CompletionException ex) {
+            throw RedisErrors.translate(ex);
+        }
+    }
+
+    /**
+     * Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. Without minReplicas nothing
+     * waits for the reply; with it, the script and its WAIT hold a dedicated connection, on {@code blocking}.
+     * The future fails with a {@code DataAccessException}.
+     */
+    public CompletableFuture<Renewal> renewAsync(List<Hold> holds, long leaseMillis, Executor blocking) {
         byte[][] keysAndArgs = new byte[holds.size() * 2 + 1][];
         int k = 0;
         for (Hold hold : holds) {
@@ -219,15 +237,17 @@ public final class LockCommands {
             keysAndArgs[k++] = hold.ownerBytes();
         }
         ReplicaAcknowledgement policy = replicas;
-        ReplicaAcknowledgement.Renewal reply = policy != null
-                ? runner.run(c -> policy.renew(c, holds.size(), keysAndArgs))
-                : new ReplicaAcknowledgement.Renewal(
-                        runner.run(c -> runner.eval(c, LuaScript.RENEW, holds.size(), keysAndArgs)), true);
-        List<Boolean> renewed = new ArrayList<>(reply.flags().size());
-        for (Object flag : reply.flags()) {
-            renewed.add(Encoding.asLong(flag) == 1L);
-        }
-        return new Renewal(renewed, reply.acknowledged());
+        CompletableFuture<ReplicaAcknowledgement.Renewal> reply = policy != null
+                ? CompletableFuture.supplyAsync(() -> runner.run(c -> policy.renew(c, holds.size(), keysAndArgs)), blocking)
+                : runner.evalAsync(LuaScript.RENEW, holds.size(), keysAndArgs)
+                        .thenApply(flags -> new ReplicaAcknowledgement.Renewal(flags, true));
+        return reply.thenApply(done -> {
+            List<Boolean> renewed = new ArrayList<>(done.flags().size());
+            for (Object flag : done.flags()) {
+                renewed.add(Encoding.asLong(flag) == 1L);
+            }
+            return new Renewal(renewed, done.acknowledged());
+        });
     }
 
     /** Splits holds into renewal calls: per Cluster slot unless the connections are known not to be a cluster's. */
