@@ -69,7 +69,6 @@ public final class LuaScript<T> implements RedisScript<T> {
     private final ReturnType returnType;
     /** The same script announcing with SPUBLISH, for a Redis Cluster; this one if it announces nothing. */
     private final LuaScript<T> sharded;
-    private final AsyncScripts.Script sent;
 
     /** A script that announces releases: {@code announce.lua} first, and a twin with {@code announce-sharded.lua}. */
     private static <T> LuaScript<T> announcing(String resource, Class<T> resultType, String... preludes) {
@@ -102,12 +101,11 @@ public final class LuaScript<T> implements RedisScript<T> {
         this.resultType = resultType;
         this.returnType = ReturnType.fromJavaType(resultType);
         this.sharded = sharded == null ? this : sharded;
-        this.sent = new AsyncScripts.Script(sha1, sourceBytes, returnType == ReturnType.MULTI);
     }
 
-    /** The script as {@link AsyncScripts} sends it. */
+    /** The script as {@link AsyncScripts} sends it (read afresh: the reliability controls swap a script's text). */
     AsyncScripts.Script sent() {
-        return sent;
+        return new AsyncScripts.Script(sha1, sourceBytes, returnType == ReturnType.MULTI);
     }
 
     /** The variant for a Redis Cluster: announces with SPUBLISH, so only the lock's shard carries the message. */
