@@ -8,11 +8,12 @@ import io.github.relock.core.internal.ClientRuntime;
 import io.github.relock.core.internal.HoldRegistry;
 import io.github.relock.core.internal.LeaseWatchdog;
 import io.github.relock.core.internal.ReleaseSubscriptions;
+import io.github.relock.core.internal.redis.ClientScheduler;
 
 /**
  * The control for the close checks: a {@code close()} that forgets its watchdog and its pub/sub
- * connection. Applied just before {@code close()}: the client's watchdog and shared context are swapped
- * for dummies (reflection on private fields, test code only), so {@code close()} stops the dummies while
+ * connection. Applied just before {@code close()}: the client's watchdog, its scheduler and shared context are
+ * swapped for dummies (reflection on private fields, test code only), so {@code close()} stops the dummies while
  * the real watchdog thread keeps renewing what the client held, and its subscription stays.
  */
 final class BrokenClose {
@@ -25,6 +26,8 @@ final class BrokenClose {
         ClientContext real = (ClientContext) get(ClientRuntime.class, runtime, "context");
         set(runtime, "watchdog", new LeaseWatchdog(new HoldRegistry(), real.commands(), real.watchdogLeaseMillis(),
                 "chaos-dummy-watchdog", hold -> { }));
+        // the real watchdog's rounds run on the client's scheduler: a dummy one is closed instead
+        set(runtime, "scheduler", new ClientScheduler("chaos-dummy-scheduler"));
         ReleaseSubscriptions dummy = new ReleaseSubscriptions(real.commands().connectionFactory(), "chaos-dummy");
         set(runtime, "context", new ClientContext(real.clientId(), real.owners(), real.commands(), new HoldRegistry(),
                 real.waiting(), real.turns(), dummy, real.watchdogLeaseMillis(), real.openCheck(), real.lossReporter(),

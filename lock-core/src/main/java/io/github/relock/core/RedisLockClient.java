@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -43,9 +44,9 @@ public final class RedisLockClient implements DistributedLockClient {
     private final ClientRuntime runtime;
 
     private RedisLockClient(RedisConnectionFactory factory, RedisLockClientSettings settings,
-            List<LockLostListener> listeners) {
+            List<LockLostListener> listeners, @Nullable Executor lockLostExecutor) {
         this.settings = settings;
-        this.runtime = new ClientRuntime(factory, settings, listeners);
+        this.runtime = new ClientRuntime(factory, settings, listeners, lockLostExecutor);
     }
 
     /** Starts a client over a spring-data-redis Lettuce connection factory; Jedis is refused at {@link Builder#build()}. */
@@ -169,6 +170,7 @@ public final class RedisLockClient implements DistributedLockClient {
         private @Nullable Duration replicaAckTimeout;
         private Duration fencingTokenRetention = DEFAULT_FENCING_TOKEN_RETENTION;
         private final List<LockLostListener> lockLostListeners = new ArrayList<>();
+        private @Nullable Executor lockLostExecutor;
 
         private Builder(RedisConnectionFactory connectionFactory) {
             this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
@@ -239,12 +241,23 @@ public final class RedisLockClient implements DistributedLockClient {
             return this;
         }
 
+        /**
+         * Where lost-lock listeners are called (default: one thread of the client's own, which calls them one
+         * event after another). A listener that blocks then holds up only the listeners after it, never renewal
+         * or waiting. The executor is the caller's: the client does not shut it down, and stops handing it events
+         * when closed; an executor with several threads may call listeners for two events at once.
+         */
+        public Builder lockLostExecutor(Executor executor) {
+            this.lockLostExecutor = Objects.requireNonNull(executor, "lockLostExecutor must not be null");
+            return this;
+        }
+
         /** @throws IllegalArgumentException if the settings do not fit together, or {@link UnsupportedRedisDriverException} */
         public RedisLockClient build() {
             Duration ackTimeout = replicaAckTimeout != null ? replicaAckTimeout
                     : RedisLockClientSettings.defaultReplicaAckTimeout(watchdogTimeout);
             return new RedisLockClient(connectionFactory, new RedisLockClientSettings(keyPrefix, watchdogTimeout,
-                    clientName, minReplicas, ackTimeout, fencingTokenRetention), lockLostListeners);
+                    clientName, minReplicas, ackTimeout, fencingTokenRetention), lockLostListeners, lockLostExecutor);
         }
     }
 }

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The few threads that run a client's asynchronous lock calls: each runs one Redis round trip at a time and
  * never waits for a lock, since an asynchronous waiter is a wake-up and a timer, not a thread. Threads start
- * on demand and end when idle, so a client that makes no asynchronous call has none. The watchdog has one of
- * its own, with one thread, for its {@link ExpiryGuard}s.
+ * on demand and end when idle, so a client that makes no asynchronous call has none. The watchdog's rounds and checks
+ * run on the client's scheduler instead.
  */
 public final class AsyncRunner implements AutoCloseable {
 

@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -27,6 +28,7 @@ import io.github.relock.core.MultiLock;
 import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.RedisLockClientSettings;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.internal.redis.ClientScheduler;
 
 /**
  * What one client's locks share, put together: the Redis commands, the holds, the waiters' subscriptions,
@@ -39,8 +41,12 @@ public final class ClientRuntime implements AutoCloseable {
     private final String keyPrefix;
     private final ClientContext context;
     private final LeaseWatchdog watchdog;
+    /** The client's timer thread: sends again, gives connections back. */
+    private final ClientScheduler scheduler;
     /** Where the watchdog's losses are told: a listener that blocks must not stop the renewal of other holds. */
-    private final AsyncRunner told;
+    private final Executor told;
+    /** The client's own listener thread, unless the user gave an executor. */
+    private final @Nullable AsyncRunner ownTold;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     /** Set by the one close() that does the closing, as it starts. */
@@ -52,6 +58,12 @@ public final class ClientRuntime implements AutoCloseable {
 
     public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
             List<LockLostListener> listeners) {
+        this(factory, settings, listeners, null);
+    }
+
+    /** @param lockLostExecutor where lost-lock listeners are called; null: one thread of the client's own */
+    public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
+            List<LockLostListener> listeners, @Nullable Executor lockLostExecutor) {
         RedisDriverCheck.requireLettuce(factory); // first: a Jedis client would hang its first waiter
         ReplicaAckTimeoutCheck.check(factory, settings.minReplicas(), settings.replicaAckTimeout());
         this.keyPrefix = settings.keyPrefix();
@@ -59,8 +71,9 @@ public final class ClientRuntime implements AutoCloseable {
         // two live instances (or a restart while the old one's leases run) must never share one
         String clientId = settings.clientName() != null ? settings.clientName() + "-" + instanceSuffix()
                 : UUID.randomUUID().toString();
+        this.scheduler = new ClientScheduler("relock-scheduler-" + clientId);
         LockCommands commands = new LockCommands(factory, settings.minReplicas(),
-                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis());
+                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler);
         HoldRegistry holds = new HoldRegistry();
         AsyncRunner async = new AsyncRunner("relock-async-" + clientId);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
@@ -69,8 +82,9 @@ public final class ClientRuntime implements AutoCloseable {
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async);
         this.listeners.addAll(listeners);
-        this.told = new AsyncRunner("relock-listeners-" + clientId, 1);
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, "relock-watchdog-" + clientId,
+        this.ownTold = lockLostExecutor == null ? new AsyncRunner("relock-listeners-" + clientId, 1) : null;
+        this.told = lockLostExecutor != null ? lockLostExecutor : ownTold::execute;
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, async::execute,
                 this::reportLostLater);
     }
 
@@ -179,7 +193,10 @@ public final class ClientRuntime implements AutoCloseable {
             watchdog.close();
             context.subscriptions().close();
             context.async().close();
-            told.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
+            if (ownTold != null) {
+                ownTold.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
+            }
+            scheduler.close();
             context.holds().clear();
         }
         finally {
@@ -188,7 +205,8 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void awaitClosed() {
-        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || told.runsOnCurrentThread()) {
+        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || scheduler.runsOnCurrentThread()
+                || (ownTold != null && ownTold.runsOnCurrentThread())) {
             return;
         }
         boolean interrupted = false;
@@ -212,8 +230,11 @@ public final class ClientRuntime implements AutoCloseable {
         }
     }
 
-    /** A loss the watchdog found, told on the listeners' own thread, one event after another. */
+    /** A loss the watchdog found, told on the listeners' thread (or the user's executor), never the scheduler's. */
     private void reportLostLater(Hold hold) {
+        if (closed.get()) {
+            return; // the client is closing: its listeners are told nothing more
+        }
         try {
             told.execute(() -> reportLost(hold));
         }

@@ -178,10 +178,10 @@ public final class Hold {
 
     /**
      * Whether this hold's lease has run out by the local clock: a fixed lease, or a watchdog lease that no
-     * renewal reached in time (as {@link ExpiryGuard#deadline} counts it). Another owner may have the lock.
+     * renewal reached in time (as {@link #knownUntilNanos()} counts it). Another owner may have the lock.
      */
     public boolean leaseEnded() {
-        return System.nanoTime() - (watchdog ? ExpiryGuard.deadline(this) : confirmedUntilNanos) >= 0;
+        return System.nanoTime() - (watchdog ? knownUntilNanos() : confirmedUntilNanos) >= 0;
     }
 
     /** Until when (System.nanoTime) Redis is known to keep this hold, unless it was deleted. */
@@ -236,5 +236,15 @@ public final class Hold {
     boolean forgettableBefore(long cutoffNanos) {
         return lossSeen ? cutoffNanos - lossSeenAtNanos > 0
                 : !watchdog && !lost && cutoffNanos - confirmedUntilNanos > 0;
+    }
+
+    /**
+     * Until when (System.nanoTime) Redis is known to keep this hold: the lease the primary confirmed, and with
+     * minReplicas the one the replicas acknowledged, if that ends first (a failover keeps only that one).
+     */
+    long knownUntilNanos() {
+        long confirmed = confirmedUntilNanos();
+        long acknowledged = acknowledgedUntilNanos();
+        return acknowledged == Long.MAX_VALUE || confirmed - acknowledged <= 0 ? confirmed : acknowledged;
     }
 }

@@ -1,21 +1,29 @@
 package io.github.relock.core.internal;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
+
 /**
- * Keeps the leases of watchdog holds alive: one thread per client renews every such hold every third
- * of the watchdog timeout, in batched script calls. A hold the renewal finds gone is marked lost and
- * reported, and so is a hold whose lease ran out before any renewal got through. Taking a hold out of
- * the {@link HoldRegistry} is what stops its renewal.
+ * Keeps the leases of watchdog holds alive: a round on the client's {@link ClientScheduler} renews every such
+ * hold every third of the watchdog timeout, in batched script calls, and nothing waits for their replies. A hold
+ * the renewal finds gone is marked lost and reported, and so is a hold whose lease ran out before any renewal got
+ * through: while a round's replies are out, a check on the same scheduler runs at each hold's lease end. Taking a
+ * hold out of the {@link HoldRegistry} is what stops its renewal.
  *
- * <p>Nothing ends the renewal thread but {@link #close()}: a round that fails, however it fails, is
- * logged and tried again sooner than usual.
+ * <p>Nothing ends the rounds but {@link #close()}: a round that fails, however it fails, is logged and tried
+ * again sooner than usual. Every round, reply and check runs on the scheduler thread, one at a time.
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
@@ -30,93 +38,200 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final long leaseMillis;
     private final long intervalNanos;
     private final Consumer<Hold> lost;
-    /**
-     * Where a renewal that waits for Redis has its holds' lease ends watched (see {@link ExpiryGuard}): a thread
-     * of its own, since the asynchronous calls' threads may all be waiting for that same Redis.
-     */
-    private final AsyncRunner timers;
-    private final Thread thread;
+    private final ClientScheduler scheduler;
+    /** Whether the scheduler is this watchdog's own (closed with it). */
+    private final boolean ownScheduler;
+    /** Where a renewal that waits for replicas (WAIT) runs: it holds a dedicated connection while it waits. */
+    private final Executor blocking;
     private volatile boolean closed;
+    /** The next round, or the check while a round's replies are out; scheduler thread only. */
+    private @Nullable ScheduledFuture<?> next;
+    /** The round whose replies are out, null between rounds; scheduler thread only. */
+    private @Nullable Round round;
 
+    /** A watchdog with a scheduler of its own, named {@code threadName}. */
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
             Consumer<Hold> lost) {
+        this(holds, commands, leaseMillis, new ClientScheduler(threadName), true, Runnable::run, lost);
+    }
+
+    /**
+     * @param scheduler the client's timer thread, where every round and check runs
+     * @param blocking  where a renewal with minReplicas runs, since it waits for WAIT on a dedicated connection
+     */
+    public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, ClientScheduler scheduler,
+            Executor blocking, Consumer<Hold> lost) {
+        this(holds, commands, leaseMillis, scheduler, false, blocking, lost);
+    }
+
+    private LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, ClientScheduler scheduler,
+            boolean ownScheduler, Executor blocking, Consumer<Hold> lost) {
         this.holds = holds;
         this.commands = commands;
         this.leaseMillis = leaseMillis;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
         this.lost = lost;
-        this.timers = new AsyncRunner(threadName + "-expiry", 1);
-        this.thread = new Thread(this::run, threadName);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        this.scheduler = scheduler;
+        this.ownScheduler = ownScheduler;
+        this.blocking = blocking;
+        later(this::startRound, intervalNanos);
     }
 
-    private void run() {
-        long pause = intervalNanos;
-        while (!closed) {
-            LockSupport.parkNanos(this, pause);
-            if (closed) {
+    /** The replies of one round, counted in as they come. */
+    private final class Round {
+
+        final List<Hold> holds;
+        final long lateAt;
+        int pending;
+        boolean answered = true;
+        boolean lateRun;
+
+        Round(List<Hold> holds, int batches) {
+            this.holds = holds;
+            this.pending = batches;
+            this.lateAt = System.nanoTime() + intervalNanos;
+        }
+    }
+
+    private void later(Runnable task, long nanos) {
+        if (closed) {
+            return;
+        }
+        try {
+            next = scheduler.schedule(() -> {
+                if (!closed) {
+                    task.run();
+                }
+            }, Math.max(0, nanos));
+        }
+        catch (RejectedExecutionException closing) {
+            // the client is closing: no more rounds
+        }
+    }
+
+    private void startRound() {
+        List<List<Hold>> batches;
+        try {
+            // a hold a re-entry gave a longer lease than the watchdog's waits until it is shorter: never shortened
+            long soon = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+            List<Hold> due = holds.renewable();
+            due.removeIf(hold -> hold.confirmedUntilNanos() - soon > 0);
+            batches = due.isEmpty() ? List.of() : commands.renewalBatches(due);
+            if (batches.isEmpty()) {
+                endRound(true);
                 return;
             }
-            Thread.interrupted(); // a stray interrupt must not turn the pause into a spin
-            boolean renewed;
+            round = new Round(List.copyOf(due), batches.size());
+        }
+        catch (Throwable ex) {
+            // whatever broke this round, the next one must still run
+            log.error("Lock lease renewal round failed; retrying", ex);
+            endRound(false);
+            return;
+        }
+        Round current = round;
+        for (List<Hold> batch : batches) {
+            long sent = System.nanoTime();
+            CompletableFuture<LockCommands.Renewal> reply;
             try {
-                renewed = renewAll();
+                reply = commands.renewAsync(batch, leaseMillis, blocking);
             }
-            catch (Throwable ex) {
-                // whatever broke this round, the next one must still run
-                log.error("Lock lease renewal round failed; retrying", ex);
-                renewed = false;
+            catch (RuntimeException ex) {
+                reply = CompletableFuture.failedFuture(ex);
             }
+            reply.whenComplete((renewal, failure) -> onScheduler(() -> replied(current, batch, sent, renewal, failure)));
+        }
+        if (round == current) {
+            check(); // while the replies are out, each lease end is watched
+        }
+    }
+
+    /** Runs {@code task} on the scheduler (a reply completes on Lettuce's event loop, which must not be held). */
+    private void onScheduler(Runnable task) {
+        try {
+            scheduler.execute(() -> {
+                if (!closed) {
+                    task.run();
+                }
+            });
+        }
+        catch (RejectedExecutionException closing) {
+            // the client is closing: the reply changes nothing any more
+        }
+    }
+
+    private void replied(Round of, List<Hold> batch, long sent, LockCommands.@Nullable Renewal renewal,
+            @Nullable Throwable failure) {
+        boolean answered;
+        try {
+            answered = renewal != null && failure == null ? renewed(batch, sent, renewal) : failed(batch, failure);
+        }
+        catch (Throwable ex) {
+            log.error("Lock lease renewal round failed; retrying", ex);
+            answered = false;
+        }
+        of.answered &= answered;
+        if (--of.pending == 0 && round == of) {
+            endRound(of.answered);
+        }
+    }
+
+    private boolean failed(List<Hold> batch, @Nullable Throwable failure) {
+        // unknown outcome: the next, earlier round tries again, and reportExpired() owns the deadline
+        log.warn("Could not renew {} lock lease(s); retrying: {}", batch.size(),
+                failure == null ? "no reply" : RedisErrors.translate(failure).toString());
+        reportUnacknowledgedExpiry(batch);
+        return false;
+    }
+
+    /** After a round: what ended is reported, and the next round is set, sooner if this one failed. */
+    private void endRound(boolean renewed) {
+        round = null;
+        if (next != null) {
+            next.cancel(false); // the check of the round just ended
+        }
+        try {
             reportExpired();
             releaseOverdue();
             holds.forgetEndedBefore(System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-            pause = renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP);
         }
+        catch (Throwable ex) {
+            log.error("Lock lease renewal round failed; retrying", ex);
+            renewed = false;
+        }
+        later(this::startRound, renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP));
     }
 
     /**
-     * One renewal round; also callable directly, e.g. by tests.
-     *
-     * @return whether every batch got an answer from Redis
+     * While a round's replies are out: behind a partition, or with the primary paused, Redis answers nothing until
+     * the command timeout, which may be far longer than the lease. So once the round is a renewal interval late it
+     * counts as failed ({@code late}: with minReplicas, holds whose acknowledged lease ends before the next round
+     * are reported); and a hold whose lease ends is reported then. Runs again at the next such moment.
      */
-    public boolean renewAll() {
-        // a hold a re-entry gave a longer lease than the watchdog's waits until it is shorter: never shortened
-        long soon = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-        List<Hold> due = holds.renewable();
-        due.removeIf(hold -> hold.confirmedUntilNanos() - soon > 0);
-        if (due.isEmpty()) {
-            return true;
+    private void check() {
+        Round current = round;
+        if (current == null) {
+            return;
         }
-        List<Hold> round = List.copyOf(due);
-        // every hold watched while the round waits, not only this batch's (nor this round's); a round a renewal
-        // interval late counts as failed for the deadlines, whenever Redis answers it
-        ExpiryGuard guard = ExpiryGuard.start(holds::renewable, timers, this::reportExpired, intervalNanos,
-                () -> reportUnacknowledgedExpiry(round));
-        try {
-            boolean answered = true;
-            for (List<Hold> batch : commands.renewalBatches(due)) {
-                answered &= renew(batch);
+        long now = System.nanoTime();
+        if (!current.lateRun && now - current.lateAt >= 0) {
+            current.lateRun = true;
+            reportUnacknowledgedExpiry(current.holds);
+        }
+        reportExpired();
+        long earliest = current.lateRun ? Long.MAX_VALUE : current.lateAt - now;
+        for (Hold hold : holds.renewable()) {
+            long left = hold.knownUntilNanos() - now;
+            if (!hold.lost() && left > 0 && left < earliest) {
+                earliest = left;
             }
-            return answered;
         }
-        finally {
-            guard.cancel();
+        if (earliest != Long.MAX_VALUE) {
+            later(this::check, earliest);
         }
     }
 
-    private boolean renew(List<Hold> batch) {
-        long sent = System.nanoTime();
-        LockCommands.Renewal renewal;
-        try {
-            renewal = commands.renew(batch, leaseMillis);
-        }
-        catch (RuntimeException ex) {
-            // unknown outcome: the next, earlier round tries again, and reportExpired() owns the deadline
-            log.warn("Could not renew {} lock lease(s); retrying: {}", batch.size(), ex.toString());
-            reportUnacknowledgedExpiry(batch);
-            return false;
-        }
+    private boolean renewed(List<Hold> batch, long sent, LockCommands.Renewal renewal) {
         if (!renewal.acknowledged()) {
             reportUnacknowledgedExpiry(batch); // first, so that what the primary renewed for it is given back below
         }
@@ -147,7 +262,7 @@ public final class LeaseWatchdog implements AutoCloseable {
     private void reportExpired() {
         long now = System.nanoTime();
         for (Hold hold : holds.renewable()) {
-            if (now - ExpiryGuard.deadline(hold) >= 0) {
+            if (now - hold.knownUntilNanos() >= 0) {
                 reportExpired(hold);
             }
         }
@@ -163,11 +278,18 @@ public final class LeaseWatchdog implements AutoCloseable {
     /** Ends {@code hold} in Redis, best effort: otherwise it frees when its lease ends. */
     private void forceRelease(Hold hold, String why) {
         try {
-            hold.keys().kind().forceRelease(commands, hold);
+            blocking.execute(() -> {
+                try {
+                    hold.keys().kind().forceRelease(commands, hold);
+                }
+                catch (RuntimeException ex) {
+                    log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(),
+                            why, ex.toString());
+                }
+            });
         }
-        catch (RuntimeException ex) {
-            log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(), why,
-                    ex.toString());
+        catch (RejectedExecutionException closing) {
+            // the client is closing: the hold frees when its lease ends
         }
     }
 
@@ -218,33 +340,17 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
-    /** Whether the calling thread is one of this watchdog's (a close() from there cannot wait for itself). */
+    /** Whether the calling thread is the watchdog's scheduler (a close() from there cannot wait for itself). */
     boolean runsOnCurrentThread() {
-        return thread == Thread.currentThread() || timers.runsOnCurrentThread();
+        return scheduler.runsOnCurrentThread();
     }
 
-    /** Stops renewing; leases then run out on their own. Returns once the watchdog's threads have ended. */
+    /** Stops renewing; leases then run out on their own. A round whose replies are out changes nothing more. */
     @Override
     public void close() {
         closed = true;
-        if (thread == Thread.currentThread()) {
-            timers.close();
-            return; // closed from a listener: the loop ends when the listener returns
-        }
-        thread.interrupt(); // cuts a renewal that waits on an unreachable Redis short
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (thread.isAlive() && deadline - System.nanoTime() > 0) {
-            try {
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            }
-            catch (InterruptedException ex) {
-                interrupted = true;
-            }
-        }
-        timers.close(); // after the renewal thread: no guard starts any more
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        if (ownScheduler) {
+            scheduler.close();
         }
     }
 }

@@ -5,11 +5,21 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.relock.core.internal.Encoding.EncodedNumber;
+import io.github.relock.core.internal.redis.AsyncScripts;
+import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
  * Every Redis call a lock makes, typed: take, give back, hand off, force, renew, and the reads. The
@@ -50,7 +60,17 @@ public final class LockCommands {
      */
     public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
             long fenceRetentionMillis) {
-        this.runner = new ScriptRunner(factory);
+        this(factory, minReplicas, replicaAckTimeoutMillis, fenceRetentionMillis,
+                new ClientScheduler("relock-scheduler-commands"));
+    }
+
+    /**
+     * @param scheduler the client's timer thread: sends again what a migrating slot refused, gives connections back
+     * @see #LockCommands(RedisConnectionFactory, int, long, long)
+     */
+    public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
+            long fenceRetentionMillis, ClientScheduler scheduler) {
+        this.runner = new ScriptRunner(factory, scheduler);
         this.fenceRetention = Encoding.bytes(fenceRetentionMillis);
         this.replicas = minReplicas > 0 ? new ReplicaAcknowledgement(minReplicas, replicaAckTimeoutMillis) : null;
         if (minReplicas > 0 && Boolean.TRUE.equals(runner.cluster())) {
@@ -191,8 +211,22 @@ public final class LockCommands {
     public record Renewal(List<Boolean> renewed, boolean acknowledged) {
     }
 
-    /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. */
+    /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster, and waits for the reply. */
     public Renewal renew(List<Hold> holds, long leaseMillis) {
+        try {
+            return renewAsync(holds, leaseMillis, Runnable::run).join();
+        }
+        catch (CompletionException ex) {
+            throw RedisErrors.translate(ex);
+        }
+    }
+
+    /**
+     * Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. Without minReplicas nothing
+     * waits for the reply; with it, the script and its WAIT hold a dedicated connection, on {@code blocking}.
+     * The future fails with a {@code DataAccessException}.
+     */
+    public CompletableFuture<Renewal> renewAsync(List<Hold> holds, long leaseMillis, Executor blocking) {
         byte[][] keysAndArgs = new byte[holds.size() * 2 + 1][];
         int k = 0;
         for (Hold hold : holds) {
@@ -203,15 +237,17 @@ public final class LockCommands {
             keysAndArgs[k++] = hold.ownerBytes();
         }
         ReplicaAcknowledgement policy = replicas;
-        ReplicaAcknowledgement.Renewal reply = policy != null
-                ? runner.run(c -> policy.renew(c, holds.size(), keysAndArgs))
-                : new ReplicaAcknowledgement.Renewal(
-                        runner.run(c -> runner.eval(c, LuaScript.RENEW, holds.size(), keysAndArgs)), true);
-        List<Boolean> renewed = new ArrayList<>(reply.flags().size());
-        for (Object flag : reply.flags()) {
-            renewed.add(Encoding.asLong(flag) == 1L);
-        }
-        return new Renewal(renewed, reply.acknowledged());
+        CompletableFuture<ReplicaAcknowledgement.Renewal> reply = policy != null
+                ? CompletableFuture.supplyAsync(() -> runner.run(c -> policy.renew(c, holds.size(), keysAndArgs)), blocking)
+                : runner.evalAsync(LuaScript.RENEW, holds.size(), keysAndArgs)
+                        .thenApply(flags -> new ReplicaAcknowledgement.Renewal(flags, true));
+        return reply.thenApply(done -> {
+            List<Boolean> renewed = new ArrayList<>(done.flags().size());
+            for (Object flag : done.flags()) {
+                renewed.add(Encoding.asLong(flag) == 1L);
+            }
+            return new Renewal(renewed, done.acknowledged());
+        });
     }
 
     /** Splits holds into renewal calls: per Cluster slot unless the connections are known not to be a cluster's. */
@@ -220,17 +256,25 @@ public final class LockCommands {
     }
 
     public boolean exists(LockKeys keys) {
-        return Boolean.TRUE.equals(runner.query(c -> c.keyCommands().exists(keys.lockBytes())));
+        Long count = runner.query(c -> read(c, r -> r.exists(keys.lockBytes())));
+        return count != null && count > 0;
     }
 
     public int holdCount(LockKeys keys, String ownerId) {
-        byte[] count = runner.query(c -> c.hashCommands().hGet(keys.lockBytes(), Encoding.bytes(ownerId)));
+        byte[] count = runner.query(c -> read(c, r -> r.hget(keys.lockBytes(), Encoding.bytes(ownerId))));
         return count == null ? 0 : Integer.parseInt(new String(count, StandardCharsets.UTF_8));
     }
 
     public long remainingLeaseMillis(LockKeys keys) {
-        Long pttl = runner.query(c -> c.keyCommands().pTtl(keys.lockBytes()));
+        Long pttl = runner.query(c -> read(c, r -> r.pttl(keys.lockBytes())));
         return pttl == null ? 0 : Math.max(0, pttl);
+    }
+
+    /** A read through Lettuce's asynchronous commands, waited for as {@link AsyncScripts#await} does. */
+    private static <T> @Nullable T read(RedisConnection connection,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = ScriptRunner.commands(connection);
+        return AsyncScripts.await(AsyncScripts.call(commands, command), AsyncScripts.timeout(commands));
     }
 
     private byte[] lease(long leaseMillis) {

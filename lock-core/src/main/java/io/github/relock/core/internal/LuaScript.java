@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.relock.core.internal.redis.AsyncScripts;
+
 /**
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
@@ -99,6 +101,11 @@ public final class LuaScript<T> implements RedisScript<T> {
         this.resultType = resultType;
         this.returnType = ReturnType.fromJavaType(resultType);
         this.sharded = sharded == null ? this : sharded;
+    }
+
+    /** The script as {@link AsyncScripts} sends it (read afresh: the reliability controls swap a script's text). */
+    AsyncScripts.Script sent() {
+        return new AsyncScripts.Script(sha1, sourceBytes, returnType == ReturnType.MULTI);
     }
 
     /** The variant for a Redis Cluster: announces with SPUBLISH, so only the lock's shard carries the message. */

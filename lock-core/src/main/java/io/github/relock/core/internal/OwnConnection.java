@@ -17,9 +17,8 @@ import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
-import org.springframework.util.ClassUtils;
 
+import io.github.relock.core.internal.redis.RedisErrors;
 import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -38,11 +37,6 @@ import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 final class OwnConnection {
 
     private static final Logger log = LoggerFactory.getLogger(OwnConnection.class);
-
-    private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent(
-            "org.springframework.data.redis.connection.lettuce.LettuceConnection",
-            OwnConnection.class.getClassLoader())
-            && ClassUtils.isPresent("io.lettuce.core.ScriptOutputType", OwnConnection.class.getClassLoader());
 
     /** One connection's script calls and WAITs: a WAIT waits for what this very connection wrote. */
     interface ScriptConnection {
@@ -65,19 +59,15 @@ final class OwnConnection {
             // refused at start-up where the topology was known; a WAIT on a cluster could not name the node
             throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
         }
-        if (!LETTUCE_PRESENT) {
-            throw new InvalidDataAccessApiUsageException("minReplicas needs the Lettuce driver");
-        }
         // a factory that wraps Lettuce's (tracing, metrics) hands out connections of another class: Lettuce's underneath
         return Lettuce.onDedicated(connection, work);
     }
 
-    /** Kept apart so that Lettuce classes load only when Lettuce is there. */
+    /** One dedicated Lettuce connection, for the scripts and WAITs of one call. */
     private static final class Lettuce implements ScriptConnection {
 
         /** A backstop only: Lettuce times commands out itself, at the factory's command timeout. */
         private static final long REPLY_BACKSTOP_MILLIS = 30_000;
-        private static final LettuceExceptionConverter CONVERTER = new LettuceExceptionConverter();
 
         private final RedisClusterAsyncCommands<byte[], byte[]> commands;
         /** The server's id for this connection before the first script: see {@link #awaitReplicas}. */
@@ -221,12 +211,7 @@ final class OwnConnection {
                 throw new RedisSystemException("Interrupted while waiting for a reply", ex);
             }
             catch (ExecutionException ex) {
-                Throwable cause = ex.getCause();
-                if (cause instanceof RedisNoScriptException noScript) {
-                    throw new RedisSystemException(noScript.getMessage(), noScript);
-                }
-                DataAccessException translated = cause instanceof Exception failure ? CONVERTER.convert(failure) : null;
-                throw translated != null ? translated : new RedisSystemException(String.valueOf(cause), cause);
+                throw RedisErrors.translate(ex.getCause() != null ? ex.getCause() : ex);
             }
             catch (TimeoutException ex) {
                 throw new QueryTimeoutException("No reply within " + millis + " ms", ex);

@@ -1,5 +1,10 @@
 package io.github.relock.core.internal;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -11,17 +16,16 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.relock.core.UnsupportedRedisDriverException;
+import io.github.relock.core.internal.redis.AsyncScripts;
+import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
- * Runs the lock's scripts on connections from the factory: EVALSHA, falling back to EVAL once when the
- * server has not seen the script (a restart, a failover), and sending again a script that a migrating
- * Redis Cluster slot refused. Also the one place that knows whether the connections are cluster ones.
+ * Runs the lock's scripts on connections from the factory, through Lettuce's asynchronous commands (see
+ * {@link AsyncScripts}). Also the one place that knows whether the connections are cluster ones.
  */
 final class ScriptRunner {
-
-    /** Attempts and pause for a script refused with TRYAGAIN during a slot migration: up to 2 s. */
-    static final int TRYAGAIN_ATTEMPTS = 40;
-    static final long TRYAGAIN_PAUSE_MILLIS = 50;
 
     private final RedisConnectionFactory factory;
     /**
@@ -32,8 +36,13 @@ final class ScriptRunner {
     /** Whether the factory gives cluster connections; null until a connection has told. */
     private volatile @Nullable Boolean cluster;
 
-    ScriptRunner(RedisConnectionFactory factory) {
+    private final ClientScheduler scheduler;
+    private final AsyncScripts scripts;
+
+    ScriptRunner(RedisConnectionFactory factory, ClientScheduler scheduler) {
         this.factory = factory;
+        this.scheduler = scheduler;
+        this.scripts = new AsyncScripts(scheduler);
         this.sharded = ShardedPubSubConnection.isCluster(factory);
         try {
             // the one connection opened at build: it also shows what a wrapping factory's driver is
@@ -78,6 +87,42 @@ final class ScriptRunner {
     }
 
     /**
+     * Sends a command on a connection of its own, given back to the factory once the reply is in (on the
+     * scheduler: a pool must not be entered from Lettuce's event loop). Fails, as the future does, with a
+     * {@code DataAccessException}; nothing waits for the reply.
+     */
+    <T> CompletableFuture<T> send(Function<RedisConnection, CompletableFuture<T>> command) {
+        RedisConnection connection;
+        try {
+            connection = connection();
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(RedisErrors.translate(ex));
+        }
+        if (cluster == null) {
+            cluster = connection instanceof RedisClusterConnection;
+        }
+        CompletableFuture<T> reply;
+        try {
+            reply = command.apply(connection);
+        }
+        catch (RuntimeException ex) {
+            reply = CompletableFuture.failedFuture(RedisErrors.translate(ex));
+        }
+        reply.whenComplete((value, failure) -> giveBack(connection));
+        return reply;
+    }
+
+    private void giveBack(RedisConnection connection) {
+        try {
+            scheduler.execute(connection::close);
+        }
+        catch (RejectedExecutionException closing) {
+            connection.close(); // the client is closing: nothing else runs on the scheduler any more
+        }
+    }
+
+    /**
      * A connection from the factory. A pool that cannot hand one out throws Spring's {@link PoolException},
      * which is not a {@link DataAccessException}: it becomes one here, so that every caller treats it as Redis
      * not answering (nothing was sent, so a release may safely be sent again).
@@ -91,16 +136,39 @@ final class ScriptRunner {
         }
     }
 
-    /**
-     * Runs a script. While Redis Cluster migrates the lock's slot, a node refuses a script whose keys are
-     * only partly there with {@code TRYAGAIN} (a lock's fencing key outlives its hash, so taking a freed
-     * lock hits this for the whole migration): the script did not run, so it is sent again after a
-     * pause, for up to {@value #TRYAGAIN_ATTEMPTS} x {@value #TRYAGAIN_PAUSE_MILLIS} ms.
-     */
+    /** Runs a script on {@code connection} and waits for the reply (see {@link AsyncScripts#await}). */
     <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
+        return AsyncScripts.await(evalAsync(connection, script, numKeys, keysAndArgs), AsyncScripts.timeout(commands));
+    }
+
+    /**
+     * Runs a script on {@code connection}. While Redis Cluster migrates the lock's slot, a node refuses a script
+     * whose keys are only partly there with {@code TRYAGAIN} (a lock's fencing key outlives its hash, so taking a
+     * freed lock hits this for the whole migration): the script did not run, so it is sent again after a pause.
+     */
+    <T> CompletableFuture<T> evalAsync(RedisConnection connection, LuaScript<T> script, int numKeys,
+            byte[]... keysAndArgs) {
         // on a cluster of a Lettuce factory, announced in the lock's shard only, where ShardedPubSubConnection listens
-        return evalAnnounced(connection, sharded && connection instanceof RedisClusterConnection ? script.onCluster()
-                : script, numKeys, keysAndArgs);
+        LuaScript<T> announcing = sharded && connection instanceof RedisClusterConnection ? script.onCluster() : script;
+        return scripts.eval(commands(connection), announcing.sent(), numKeys, keysAndArgs);
+    }
+
+    /**
+     * Lettuce's asynchronous commands under {@code connection}.
+     *
+     * @throws UnsupportedRedisDriverException for Jedis behind a wrapper that could not connect at build
+     */
+    static RedisClusterAsyncCommands<byte[], byte[]> commands(RedisConnection connection) {
+        if (!RedisDriverCheck.isLettuce(connection.getNativeConnection())) {
+            throw RedisDriverCheck.refused(connection.getClass().getName(), true);
+        }
+        return AsyncScripts.commands(connection);
+    }
+
+    /** Runs a script on a connection of its own (see {@link #send}). */
+    <T> CompletableFuture<T> evalAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        return send(connection -> evalAsync(connection, script, numKeys, keysAndArgs));
     }
 
     /**
@@ -108,49 +176,17 @@ final class ScriptRunner {
      * nobody waits for: a closed client's waiter leaving its place. Best effort; a failure is not reported.
      */
     void sendBriefly(LuaScript<?> script, long waitMillis, int numKeys, byte[]... keysAndArgs) {
-        try (RedisConnection connection = connection()) {
-            LuaScript<?> announcing = sharded && connection instanceof RedisClusterConnection ? script.onCluster() : script;
-            if (!BriefSend.send(connection, announcing, waitMillis, numKeys, keysAndArgs)) {
-                evalAnnounced(connection, announcing, numKeys, keysAndArgs); // no Lettuce API to hand: an ordinary call
-            }
-        }
-    }
-
-    /** As {@link #eval}, announcing with the script as given (classic pub/sub). */
-    static <T> @Nullable T evalAnnounced(RedisConnection connection, LuaScript<T> script, int numKeys,
-            byte[]... keysAndArgs) {
-        for (int attempt = 1; ; attempt++) {
+        CompletableFuture<?> reply = evalAsync(script, numKeys, keysAndArgs);
+        if (waitMillis > 0) {
             try {
-                return evalOnce(connection, script, numKeys, keysAndArgs);
+                reply.get(waitMillis, TimeUnit.MILLISECONDS);
             }
-            catch (DataAccessException ex) {
-                if (attempt == TRYAGAIN_ATTEMPTS || !hasMessage(ex, "TRYAGAIN") || !Interrupts.sleep(TRYAGAIN_PAUSE_MILLIS)) {
-                    throw ex;
-                }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    private static <T> @Nullable T evalOnce(RedisConnection connection, LuaScript<T> script, int numKeys,
-            byte[]... keysAndArgs) {
-        try {
-            return connection.scriptingCommands().evalSha(script.getSha1(), script.returnType(), numKeys, keysAndArgs);
-        }
-        catch (DataAccessException ex) {
-            if (!hasMessage(ex, "NOSCRIPT")) {
-                throw ex;
-            }
-            // EVAL also caches the script, so the next EVALSHA finds it
-            return connection.scriptingCommands().eval(script.sourceBytes(), script.returnType(), numKeys, keysAndArgs);
-        }
-    }
-
-    private static boolean hasMessage(Throwable ex, String text) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains(text)) {
-                return true;
+            catch (ExecutionException | TimeoutException ex) {
+                // best effort: the lease or the turn's own expiry ends what this could not
             }
         }
-        return false;
     }
 }

@@ -33,7 +33,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisScriptingCommands;
 
 import io.github.relock.core.HeldLock;
 import io.github.relock.core.LockLostException;
@@ -43,6 +42,7 @@ import io.github.relock.core.LockRedisKeys;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 
 /**
  * Local hand-off: a thread giving back its last hold while another thread of the same client sleeps
@@ -563,8 +563,8 @@ class HandOffTest {
     private RedisLockClient slowTransferClient() {
         RedisConnectionFactory delaying = proxy(RedisConnectionFactory.class, redis.newConnectionFactory(),
                 (method, args, result) -> !method.getName().equals("getConnection") ? result
-                        : proxy(RedisConnection.class, result, (m, a, connection) -> !m.getName().equals("scriptingCommands")
-                                ? connection : proxy(RedisScriptingCommands.class, connection, null)));
+                        : proxy(RedisConnection.class, result, (m, a, connection) -> !m.getName().equals("getNativeConnection")
+                                ? connection : proxy(RedisAsyncCommands.class, connection, null)));
         RedisLockClient slow = RedisLockClient.builder(delaying).build();
         others.add(slow);
         return slow;
@@ -577,7 +577,7 @@ class HandOffTest {
     @SuppressWarnings("unchecked")
     private static <T> T proxy(Class<T> type, Object target, Wrap wrap) {
         return (T) Proxy.newProxyInstance(HandOffTest.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
-            if (wrap == null && method.getName().equals("evalSha") && LuaScript.TRANSFER.getSha1().equals(args[0])) {
+            if (wrap == null && method.getName().equals("evalsha") && LuaScript.TRANSFER.getSha1().equals(args[0])) {
                 Thread.sleep(SLOW_TRANSFER_MILLIS);
             }
             Object result;

@@ -1,0 +1,77 @@
+package io.github.relock.core.internal.redis;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client's one timer thread: renewal rounds, wait timers, sends again after {@code TRYAGAIN}, and the short
+ * chores that must not run on Lettuce's event loop (giving a pooled connection back). Nothing run here waits for
+ * Redis. The thread starts with the first task and ends when idle for a while, or at {@link #close()}.
+ */
+public final class ClientScheduler implements Executor, AutoCloseable {
+
+    private static final long IDLE_SECONDS = 10;
+    private static final long CLOSE_WAIT_MILLIS = 1_000;
+
+    private final ScheduledThreadPoolExecutor executor;
+    private final String threadName;
+
+    public ClientScheduler(String threadName) {
+        this.threadName = threadName;
+        executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, threadName);
+            thread.setDaemon(true); // a forgotten client must not keep the JVM alive
+            return thread;
+        });
+        executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
+        executor.allowCoreThreadTimeOut(true);
+        executor.setRemoveOnCancelPolicy(true); // cancelled timers of finished waits do not pile up
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /**
+     * Runs {@code task} soon on the scheduler thread.
+     *
+     * @throws RejectedExecutionException once closed
+     */
+    @Override
+    public void execute(Runnable task) {
+        executor.execute(task);
+    }
+
+    /**
+     * Runs {@code task} after {@code nanos}; a closed scheduler runs nothing.
+     *
+     * @throws RejectedExecutionException once closed
+     */
+    public ScheduledFuture<?> schedule(Runnable task, long nanos) {
+        return executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the calling thread is the scheduler's. */
+    public boolean runsOnCurrentThread() {
+        return Thread.currentThread().getName().equals(threadName);
+    }
+
+    public boolean isClosed() {
+        return executor.isShutdown();
+    }
+
+    /** Drops the timers and waits up to a second for the thread to end, unless called from it. */
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        if (runsOnCurrentThread()) {
+            return;
+        }
+        try {
+            executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.github.relock.core.threads;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.relock.core.LockLostEvent;
+import io.github.relock.core.LockOwner;
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.test.RedisServerExtension;
+
+/**
+ * The threads a client runs beyond Lettuce's event loops, whatever it does: its scheduler (renewal rounds, their
+ * lease-end checks, timers), one thread for lost-lock listeners, and the runner pool that still carries the
+ * subscriptions and the asynchronous calls' round trips; none of them outlives close(). The target, at most two,
+ * is pinned by the disabled tests below.
+ */
+@Timeout(60)
+class ClientThreadsTest {
+
+    private static final int MAX_THREADS = 2;
+    /** The runner pool's size (AsyncRunner.THREADS). */
+    private static final int RUNNER_THREADS = 4;
+    private static final Duration WATCHDOG = Duration.ofMillis(600);
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    @Test
+    void renewalAndItsLeaseEndChecksRunOnTheSchedulerAndEveryThreadEndsWithTheClient() throws Exception {
+        Set<String> seen = syncWaitersWatchdogHoldsAndALostLock("renewal-threads");
+        assertThat(seen).allMatch(name -> name.startsWith("relock-scheduler-") || name.startsWith("relock-listeners-")
+                || name.startsWith("relock-async-"), "the scheduler, the listener thread or the runner pool");
+        assertThat(seen).hasSizeLessThanOrEqualTo(MAX_THREADS + RUNNER_THREADS);
+    }
+
+    @Disabled("subscriptions and the asynchronous calls' round trips still run on the client's runner pool")
+    @Test
+    void syncWaitersWatchdogHoldsAndALostLockRunAtMostTwoThreadsThatEndWithTheClient() throws Exception {
+        assertThat(syncWaitersWatchdogHoldsAndALostLock("threads")).hasSizeLessThanOrEqualTo(MAX_THREADS);
+    }
+
+    /** The threads of the client seen while it ran; asserts they all end after close(). */
+    private Set<String> syncWaitersWatchdogHoldsAndALostLock(String clientName) throws Exception {
+        List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+        RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).clientId(clientName)
+                .watchdogTimeout(WATCHDOG).lockLostListener(lost::add).build();
+        Sampler sampler = new Sampler(client.getClientId());
+        try (RedisLockClient other = RedisLockClient.builder(redis.connectionFactory()).build()) {
+            sampler.start();
+            ReentrantDistributedLock held = client.getLock("threads:held");
+            held.lock(); // a watchdog hold, renewed for a few rounds below
+            List<Thread> waiters = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                Thread waiter = new Thread(() -> {
+                    ReentrantDistributedLock lock = client.getLock("threads:busy");
+                    for (int round = 0; round < 5; round++) {
+                        lock.lock();
+                        try {
+                            Thread.sleep(5);
+                        }
+                        catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                        }
+                        finally {
+                            lock.unlock();
+                        }
+                    }
+                });
+                waiter.start();
+                waiters.add(waiter);
+            }
+            for (Thread waiter : waiters) {
+                waiter.join();
+            }
+            Thread.sleep(WATCHDOG.toMillis()); // renewal rounds
+            assertThat(other.getLock("threads:held").forceUnlock()).isTrue();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !lost.isEmpty());
+        }
+        finally {
+            sampler.stop();
+            client.close();
+        }
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(sampler.alive()).isEmpty());
+        return sampler.seen();
+    }
+
+    @Disabled("the asynchronous calls' round trips still run on the client's runner pool")
+    @Test
+    void asyncWaitersRunNoThreadOfTheirOwn() throws Exception {
+        RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).clientId("async-threads")
+                .watchdogTimeout(WATCHDOG).build();
+        Sampler sampler = new Sampler(client.getClientId());
+        try {
+            sampler.start();
+            LockOwner first = client.newOwner();
+            ReentrantDistributedLock lock = client.getLock("threads:async");
+            assertThat(lock.tryLockAsync(Duration.ZERO, null, first).get(10, TimeUnit.SECONDS))
+                    .isTrue();
+            List<CompletableFuture<Boolean>> waiting = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                LockOwner owner = client.newOwner();
+                // each waiter gives the lock back as soon as it has it
+                waiting.add(lock.tryLockAsync(Duration.ofSeconds(20), Duration.ofSeconds(5), owner)
+                        .thenCompose(got -> got ? lock.unlockAsync(owner).thenApply(released -> true)
+                                : CompletableFuture.completedFuture(false)));
+            }
+            Thread.sleep(300);
+            lock.unlockAsync(first).get(10, TimeUnit.SECONDS);
+            for (CompletableFuture<Boolean> waiter : waiting) {
+                assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+        finally {
+            sampler.stop();
+            client.close();
+        }
+        assertThat(sampler.seen()).as("threads of client " + client.getClientId()).hasSizeLessThanOrEqualTo(MAX_THREADS);
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(sampler.alive()).isEmpty());
+    }
+
+    /** Every thread whose name carries the client's id, seen while it ran. */
+    private static final class Sampler {
+
+        private final String clientId;
+        private final Set<String> seen = new TreeSet<>();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final Thread thread = new Thread(this::sample, "threads-test-sampler");
+
+        Sampler(String clientId) {
+            this.clientId = clientId;
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        private void sample() {
+            while (running.get()) {
+                Set<String> now = alive();
+                synchronized (seen) {
+                    seen.addAll(now);
+                }
+                try {
+                    Thread.sleep(2);
+                }
+                catch (InterruptedException ex) {
+                    return;
+                }
+            }
+        }
+
+        Set<String> alive() {
+            Set<String> names = new TreeSet<>();
+            for (Thread thread : Thread.getAllStackTraces().keySet()) {
+                if (thread.isAlive() && thread.getName().contains(clientId)) {
+                    names.add(thread.getName());
+                }
+            }
+            return names;
+        }
+
+        void stop() throws InterruptedException {
+            running.set(false);
+            thread.join();
+        }
+
+        Set<String> seen() {
+            synchronized (seen) {
+                return new TreeSet<>(seen);
+            }
+        }
+    }
+}
