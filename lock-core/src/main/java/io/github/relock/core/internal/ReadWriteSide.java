@@ -7,7 +7,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One side of a read-write lock: readers share it, a writer has it alone, and waiters go in turns by
  * arrival: a waiting writer goes before readers that arrive after it, and readers that waited before a
- * writer go before it, so neither side starves. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
+ * writer go before it, so neither side starves. A release that lets waiters in gives them their holds in the
+ * same script (every reader in turn when the write hold ends, else the next writer when the last hold ends), so
+ * they wake holding the lock and take their hold up on their next attempt. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
  * lease there, so a crashed reader frees its share when its own lease ends.
  */
 final class ReadWriteSide implements LockKind {
@@ -87,8 +89,10 @@ final class ReadWriteSide implements LockKind {
     }
 
     private long release(LockCommands commands, Hold hold, byte[] holdsBefore) {
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 2, hold.keys().lockBytes(), ended,
-                hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel, readersChannel));
+        // the fencing counter: a release that lets waiters in issues their holds' tokens
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 3, hold.keys().lockBytes(), ended,
+                hold.keys().fenceBytes(), hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel,
+                readersChannel, commands.fenceRetention()));
     }
 
     @Override
@@ -161,7 +165,9 @@ final class ReadWriteSide implements LockKind {
     @Override
     public ScriptCall gaveUp(LockKeys keys, byte[] field) {
         // a writer held readers back, a reader held back writers that came after it
-        return new ScriptCall(LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field, writer ? readersChannel : writersChannel);
+        // and a hold a release gave it that it never took up goes back, waking both sides
+        return new ScriptCall(LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field, writer ? readersChannel : writersChannel,
+                writersChannel);
     }
 
     @Override
