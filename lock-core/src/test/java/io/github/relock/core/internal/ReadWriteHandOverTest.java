@@ -178,6 +178,33 @@ class ReadWriteHandOverTest {
         writerClient.getReadWriteLock("doc:5").writeLock().unlock();
     }
 
+    @Test
+    void aWaiterWhoseClientClosedIsGivenNothingThatHoldsOthersUp() throws Exception {
+        RedisLockClient writerClient = newClient(Duration.ofSeconds(30));
+        RedisLockClient readerClient = newClient(Duration.ofSeconds(30));
+        ReentrantDistributedLock write = writerClient.getReadWriteLock("doc:6").writeLock();
+        write.lock();
+        Future<?> reader = pool.submit(() -> {
+            readerClient.getReadWriteLock("doc:6").readLock().lock();
+            return null;
+        });
+        awaitClaims("doc:6", 1);
+        readerClient.close();
+        try {
+            reader.get(5, TimeUnit.SECONDS);
+        }
+        catch (java.util.concurrent.ExecutionException expected) {
+            // the closed client ends its waiters' wait
+        }
+        write.unlock();
+        ReentrantDistributedLock next = newClient(Duration.ofSeconds(30)).getReadWriteLock("doc:6").writeLock();
+        long start = System.nanoTime();
+        assertThat(next.tryLock(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("nothing left to the closed client's waiter")
+                .isLessThan(500);
+        next.unlock();
+    }
+
     /** A reader's claim written as rw-acquire.lua writes it, by a waiter that then does nothing more. */
     static void ghostClaim(String name, String field, long keepMillis) {
         long now = System.currentTimeMillis();
