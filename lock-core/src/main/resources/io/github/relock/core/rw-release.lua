@@ -64,7 +64,9 @@ if readers_in == 0 and readers_left == 0 and (writer or not state.writer) then
   end
   if next and not (state.reader_since and state.reader_since < since) then
     rw_grant(hash, KEYS[3], ARGV[6], next, state.waits[next][1], now)
+    announce(ARGV[4], next) -- its field, which its waiter is named by: only that waiter wakes
+  else
+    announce(ARGV[4], '') -- every waiting writer may try
   end
-  announce(ARGV[4], next or field) -- one waiting writer may go
 end
 return expected > 0 and 0 or 1

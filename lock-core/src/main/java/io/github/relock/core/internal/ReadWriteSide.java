@@ -176,16 +176,13 @@ final class ReadWriteSide implements LockKind {
     }
 
     /**
-     * Every local waiter of either side: a writer's release lets every waiting reader in, and a release on
-     * the writers' channel must reach the writer whose turn it is. Writers take turns with readers by arrival
-     * (rw-acquire.lua), so of a client's waiting writers some may wait behind a reader that came before them
-     * while another may go: waking only the first in this client's queue could wake one that tries, finds an
-     * earlier reader's turn and sleeps on, while the writer that could go (and every reader behind it) slept
-     * until its claim refresh, 1.3 s. A client's own queue order is not the turn order when two writers'
-     * first attempts cross, or one owner waits on two threads.
+     * Readers: every local waiter, since a writer's release lets every waiting reader in (and has given those in
+     * turn their holds). Writers: the one whose owner the release names, to whom it gave the write hold; a release
+     * that names nobody (it gave the write hold to no one, or a waiter withdrew) wakes every waiting writer, since
+     * writers take turns with readers by arrival and the one that can go need not be first in this client's queue.
      */
     @Override
     public WakeUp wakeUp() {
-        return WakeUp.ALL;
+        return writer ? WakeUp.NAMED : WakeUp.ALL;
     }
 }
