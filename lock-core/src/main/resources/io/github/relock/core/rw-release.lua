@@ -52,7 +52,10 @@ if writer then
       readers_in = readers_in + 1
     end
   end
-  announce(ARGV[5], field) -- every waiting reader may go now, and those let in hold the lock already
+  if readers_in > 0 then
+    -- those let in hold the lock already; the rest wait behind a writer, and are told when it is done
+    announce(ARGV[5], field)
+  end
 end
 if readers_in == 0 and readers_left == 0 and (writer or not state.writer) then
   -- the last hold out: the writer that waited longest, unless a reader waited before it
