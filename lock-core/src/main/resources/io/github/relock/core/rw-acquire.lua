@@ -4,17 +4,25 @@
 -- ARGV[4] 'r' read or 'w' write   ARGV[5] how long the fencing counter is kept, in ms
 -- ARGV[6] a caller that will wait: how long its place in the turns lasts unless it tries again, in ms
 -- (0: it will not wait, and takes no place)
+-- A waiter that a release already gave its hold to (rw-release.lua) takes it up on its next attempt.
 -- Returns {holds, token}: holds >= 1 acquired (token 0 on re-entry), {0, ms} busy (ms: when to look again
 -- at the latest), {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
 local hash, field, lease, expected = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = rw_now()
-local holds = tonumber(redis.call('hget', KEYS[1], field) or 0)
+local state = rw_state(hash, now)
+local holds = tonumber(redis.call('hget', hash, field) or 0)
 if expected == 0 and holds > 0 then
+  if redis.call('hdel', hash, field .. ':g') == 1 then
+    -- a release gave this waiter its hold (rw-release.lua): it takes it up, with the lease it asks for
+    redis.call('hset', hash, field .. ':e', string.format('%d', now + lease))
+    rw_keep(hash, lease)
+    return {1, tonumber(redis.call('hget', hash, field .. ':t'))}
+  end
   -- a replayed first acquisition, or a hold the client lost track of: the owner's own, so a new hold
   redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+  state = rw_state(hash, now)
+  holds = 0
 end
-local state = rw_state(hash, now)
-holds = tonumber(redis.call('hget', hash, field) or 0)
 
 if expected > 0 then
   if holds < expected then
@@ -54,11 +62,8 @@ if busy_until > 0 then
   return {0, math.max(busy_until - now, 1)}
 end
 
-local last = tonumber(redis.call('get', KEYS[2]) or 0)
-local time = redis.call('time')
-local token = string.format('%d', math.max(tonumber(time[1]) * 1000000 + tonumber(time[2]), last + 1))
+local token = rw_token(KEYS[2], ARGV[5])
 redis.call('hdel', hash, field .. ':i')
 redis.call('hset', hash, field, 1, field .. ':e', string.format('%d', now + lease), field .. ':t', token)
 rw_keep(hash, lease)
-redis.call('set', KEYS[2], token, 'px', ARGV[5])
 return {1, tonumber(token)}

@@ -26,7 +26,7 @@ local flat = redis.call('hgetall', KEYS[1])
 for i = 1, #flat, 2 do
   local suffix = string.sub(flat[i], -2)
   local of_side = ARGV[3] == '' or (ARGV[3] == 'w') == (suffix == ':w')
-  if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' and of_side then
+  if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' and suffix ~= ':g' and of_side then
     longest = math.max(longest, (left(flat[i])))
   end
 end

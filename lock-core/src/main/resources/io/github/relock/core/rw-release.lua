@@ -2,7 +2,10 @@
 -- KEYS[1] lock hash (layout: rw-state.lua, prepended)   KEYS[2] recently ended holds (field:token, by time)
 -- ARGV[1] the hold's field   ARGV[2] its fencing token   ARGV[3] holds before this release, or 0 to end the
 -- hold whatever its count, as a loss (its maximum hold time passed)   ARGV[4] writers' release channel
--- ARGV[5] readers' release channel
+-- ARGV[5] readers' release channel   KEYS[3] fencing counter   ARGV[6] how long it is kept, in ms
+-- A release that lets waiters in hands them their holds here (rw_grant), so that they wake holding the lock:
+-- the write hold's release gives one to every reader that waited before the first waiting writer; the last
+-- hold's release, if no such reader waits, gives the write hold to the writer that waited longest.
 -- Returns the holds left (0: released), or -1 when the caller does not hold this hold (any more);
 -- with ARGV[3] = 0, 1 if the hold was ended and 0 if it was gone.
 local hash, field, token, expected = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -31,7 +34,7 @@ if expected > 0 then
 elseif holds == 0 then
   return 0
 end
-redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+redis.call('hdel', hash, field, field .. ':e', field .. ':t', field .. ':g')
 if expected > 0 then
   -- remembered a few minutes (and at most the last 1,000) for a retry whose first reply was lost
   redis.call('zadd', KEYS[2], now, ended)
@@ -40,10 +43,33 @@ if expected > 0 then
   redis.call('pexpire', KEYS[2], 300000)
 end
 local writer = string.sub(field, -2) == ':w'
+local readers_left = state.readers - (writer and 0 or 1)
+local readers_in = 0
 if writer then
-  announce(ARGV[5], field) -- every waiting reader may go now
+  for waiter, wait in pairs(state.waits) do
+    if string.sub(waiter, -2) ~= ':w' and (not state.writer_since or wait[2] < state.writer_since) then
+      rw_grant(hash, KEYS[3], ARGV[6], waiter, wait[1], now)
+      readers_in = readers_in + 1
+    end
+  end
+  if readers_in > 0 then
+    -- those let in hold the lock already; the rest wait behind a writer, and are told when it is done
+    announce(ARGV[5], field)
+  end
 end
-if state.readers + (state.writer and 1 or 0) == 1 then
-  announce(ARGV[4], field) -- the last hold out: one waiting writer may go
+if readers_in == 0 and readers_left == 0 and (writer or not state.writer) then
+  -- the last hold out: the writer that waited longest, unless a reader waited before it
+  local next, since = nil, nil
+  for waiter, wait in pairs(state.waits) do
+    if string.sub(waiter, -2) == ':w' and (not since or wait[2] < since or (wait[2] == since and waiter < next)) then
+      next, since = waiter, wait[2]
+    end
+  end
+  if next and not (state.reader_since and state.reader_since < since) then
+    rw_grant(hash, KEYS[3], ARGV[6], next, state.waits[next][1], now)
+    announce(ARGV[4], next) -- its field, which its waiter is named by: only that waiter wakes
+  else
+    announce(ARGV[4], '') -- every waiting writer may try
+  end
 end
 return expected > 0 and 0 or 1

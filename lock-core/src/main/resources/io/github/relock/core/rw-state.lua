@@ -2,6 +2,8 @@
 -- Each hold is a field F = hold count, with F..':e' = when its own lease ends and F..':t' = its fencing
 -- token; F is the owner id for a read hold and the owner id..':w' for a write hold. An owner that waits
 -- adds F..':i' = 'until:since': since when it waits, and until when that stands unless it tries again.
+-- A release that lets waiters in gives them their holds at once (rw_grant) and marks each F..':g' until its
+-- owner's next attempt takes it up; such a hold lasts only as long as the claim it replaced.
 -- Waiters go in turns by since: a reader waits for the writers that waited before it, a writer for the
 -- holders and for the readers that waited before it. Times are Redis server time, in ms.
 
@@ -39,11 +41,11 @@ local function rw_state(hash, now)
           state.readers_until = math.max(state.readers_until, ends)
         end
       end
-    elseif suffix ~= ':e' and suffix ~= ':t' then
+    elseif suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':g' then
       -- a hold without a lease of its own (never written so) lives as long as the hash
       local ends = tonumber(values[field .. ':e'] or (now + math.max(redis.call('pttl', hash), 1)))
       if ends <= now then
-        redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+        redis.call('hdel', hash, field, field .. ':e', field .. ':t', field .. ':g')
       else
         state.first_end = math.min(state.first_end or ends, ends)
         if suffix == ':w' then
@@ -62,4 +64,23 @@ local function rw_keep(hash, ttl)
   if redis.call('pttl', hash) < ttl then
     redis.call('pexpire', hash, ttl)
   end
+end
+
+-- Issues the lock's next fencing token: above the last one, and at least the clock in µs, so that it keeps
+-- increasing even if the counter is gone (kept only for retention ms).
+local function rw_token(fence, retention)
+  local last = tonumber(redis.call('get', fence) or 0)
+  local time = redis.call('time')
+  local token = string.format('%d', math.max(tonumber(time[1]) * 1000000 + tonumber(time[2]), last + 1))
+  redis.call('set', fence, token, 'px', retention)
+  return token
+end
+
+-- Gives waiter field its hold in a release (see above): until its claim would have lapsed, so that a waiter
+-- that died or stopped waiting unannounced holds nobody up for longer than its claim would have.
+local function rw_grant(hash, fence, retention, field, ends, now)
+  redis.call('hdel', hash, field .. ':i')
+  redis.call('hset', hash, field, 1, field .. ':e', string.format('%d', ends), field .. ':t', rw_token(fence, retention),
+    field .. ':g', 1)
+  rw_keep(hash, ends - now)
 end

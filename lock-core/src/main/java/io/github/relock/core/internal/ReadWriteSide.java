@@ -7,7 +7,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One side of a read-write lock: readers share it, a writer has it alone, and waiters go in turns by
  * arrival: a waiting writer goes before readers that arrive after it, and readers that waited before a
- * writer go before it, so neither side starves. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
+ * writer go before it, so neither side starves. A release that lets waiters in gives them their holds in the
+ * same script (every reader in turn when the write hold ends, else the next writer when the last hold ends), so
+ * they wake holding the lock and take their hold up on their next attempt. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
  * lease there, so a crashed reader frees its share when its own lease ends.
  */
 final class ReadWriteSide implements LockKind {
@@ -87,8 +89,10 @@ final class ReadWriteSide implements LockKind {
     }
 
     private long release(LockCommands commands, Hold hold, byte[] holdsBefore) {
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 2, hold.keys().lockBytes(), ended,
-                hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel, readersChannel));
+        // the fencing counter: a release that lets waiters in issues their holds' tokens
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 3, hold.keys().lockBytes(), ended,
+                hold.keys().fenceBytes(), hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel,
+                readersChannel, commands.fenceRetention()));
     }
 
     @Override
@@ -161,7 +165,9 @@ final class ReadWriteSide implements LockKind {
     @Override
     public ScriptCall gaveUp(LockKeys keys, byte[] field) {
         // a writer held readers back, a reader held back writers that came after it
-        return new ScriptCall(LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field, writer ? readersChannel : writersChannel);
+        // and a hold a release gave it that it never took up goes back, waking both sides
+        return new ScriptCall(LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field, writer ? readersChannel : writersChannel,
+                writersChannel);
     }
 
     @Override
@@ -170,16 +176,13 @@ final class ReadWriteSide implements LockKind {
     }
 
     /**
-     * Every local waiter of either side: a writer's release lets every waiting reader in, and a release on
-     * the writers' channel must reach the writer whose turn it is. Writers take turns with readers by arrival
-     * (rw-acquire.lua), so of a client's waiting writers some may wait behind a reader that came before them
-     * while another may go: waking only the first in this client's queue could wake one that tries, finds an
-     * earlier reader's turn and sleeps on, while the writer that could go (and every reader behind it) slept
-     * until its claim refresh, 1.3 s. A client's own queue order is not the turn order when two writers'
-     * first attempts cross, or one owner waits on two threads.
+     * Readers: every local waiter, since a writer's release lets every waiting reader in (and has given those in
+     * turn their holds). Writers: the one whose owner the release names, to whom it gave the write hold; a release
+     * that names nobody (it gave the write hold to no one, or a waiter withdrew) wakes every waiting writer, since
+     * writers take turns with readers by arrival and the one that can go need not be first in this client's queue.
      */
     @Override
     public WakeUp wakeUp() {
-        return WakeUp.ALL;
+        return writer ? WakeUp.NAMED : WakeUp.ALL;
     }
 }
