@@ -36,12 +36,13 @@ for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
 # relock: the acquire as lock() sends it (holds 0, will wait), then the release of that one hold
 {
     cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/turns.lua" "$CORE/line.lua"
-    echo "local function acquire(ARGV)"; cat "$CORE/acquire.lua"; echo "end"
-    echo "local function release(ARGV)"; cat "$CORE/release.lua"; echo "end"
+    echo "local function acquire(KEYS, ARGV)"; cat "$CORE/acquire.lua"; echo "end"
+    echo "local function release(KEYS, ARGV)"; cat "$CORE/release.lua"; echo "end"
     cat <<'EOF'
-local got = acquire({ARGV[1], ARGV[2], '0', ARGV[4], '1', ARGV[6], ARGV[7]})
+-- each with the keys LockCommands sends it: five to the acquire, three to the release
+local got = acquire(KEYS, {ARGV[1], ARGV[2], '0', ARGV[4], '1', ARGV[6], ARGV[7]})
 if got[1] ~= 1 then return redis.error_reply('not acquired') end
-local left = release({ARGV[1], string.format('%d', got[2]), '1', ARGV[7], ARGV[4], ARGV[6]})
+local left = release({KEYS[1], KEYS[2], KEYS[3]}, {ARGV[1], string.format('%d', got[2]), '1', ARGV[7], ARGV[4], ARGV[6]})
 if left ~= 0 then return redis.error_reply('not released') end
 return 1
 EOF
@@ -57,7 +58,7 @@ EOF
 } > "$WORK/lean.lua"
 # what relock's pair runs on a lock used before (its counter there), in order, without its logic
 cat > "$WORK/commands.lua" <<'EOF'
-redis.call('pttl', KEYS[1])
+redis.call('exists', KEYS[1], KEYS[4])
 redis.call('mget', KEYS[2], KEYS[3])
 redis.call('time')
 redis.call('hset', KEYS[1], ARGV[1], 1)
@@ -71,7 +72,8 @@ return 1
 EOF
 echo "return 1" > "$WORK/empty.lua"
 
-ARGS=(3 "lock:{cost}" "lock:{cost}:fence" "lock:{cost}:turn" "client1:1" 30000 0 604800000 1 50 "lock:{cost}:ch")
+# the keys and arguments LockCommands sends: lock, counter, turns, the fair lock's hash and counter
+ARGS=(5 "lock:{cost}" "lock:{cost}:fence" "lock:{cost}:turn" "lock:{cost}:fair" "lock:{cost}:fair:fence" "client1:1" 30000 0 604800000 1 50 "lock:{cost}:ch")
 # prints: µs per call of the script, µs per call spent in the commands it ran, and how many it ran
 measure() {
     local sha
