@@ -13,26 +13,35 @@
 -- and the clients behind it in line look once that lease ends (it may end unreleased, announced by nobody).
 -- Last come the other kind's hash and fencing counter (the fair lock's for a plain one, the plain lock's for a
 -- fair one): KEYS[4], KEYS[5] for a plain lock, KEYS[5], KEYS[6] for a fair one. The two kinds keep apart keys,
--- so a first acquisition refuses while the other kind is held. Its counter, read in the call that reads the
--- caller's own, says whether its last hold was released; only if not (held, expired or force-unlocked), or if
--- there is no counter, is its hash looked at: the counter is kept only for ARGV[4] after it last changed, and a
--- hold the watchdog renews may outlive it.
+-- so a first acquisition refuses while the other kind is held. A plain lock's first attempt asks whether either
+-- hash exists in its first call (EXISTS of both): on the common path, a free lock, that one call answers both
+-- questions and its counter (KEYS[5]) is never read. A fair one reads the plain counter in the call that reads
+-- its own, which says whether the last plain hold was released; only if not (held, expired or force-unlocked),
+-- or if there is no counter, is the plain hash looked at: the counter is kept only for ARGV[4] after it last
+-- changed, and a hold the watchdog renews may outlive it.
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked), {-2, 0} the other kind holds the lock.
 -- (announce.lua, fence.lua, turns.lua and line.lua are prepended)
 local expected = tonumber(ARGV[3])
 local lease = tonumber(ARGV[2])
--- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
-local pttl = redis.call('pttl', KEYS[1])
 local fair = #KEYS == 6
--- whether the other kind holds the lock, given its counter's text and its hash
-local function other_kind_holds(fence, hash)
-  local _, _, released = parse_fence(fence)
-  return released ~= '1' and redis.call('exists', hash) == 1
+-- a plain first attempt: whether the other kind holds the lock (nil: not known yet, see below)
+local other_held = nil
+local pttl = -2
+if expected == 0 and not fair then
+  -- one call for the common path: 0, neither this lock nor the fair one of its name is held
+  local found = redis.call('exists', KEYS[1], KEYS[4])
+  if found > 0 then
+    pttl = redis.call('pttl', KEYS[1])
+    other_held = found > (pttl == -2 and 0 or 1)
+  else
+    other_held = false
+  end
+else
+  -- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
+  pttl = redis.call('pttl', KEYS[1])
 end
--- the owner id starts with its client's id, which holds no ':'
-local client = turn_client(ARGV[1])
 local holds = 0
 local other = nil -- a field of another owner: the holder
 if pttl ~= -2 then
@@ -78,6 +87,8 @@ if pttl ~= -2 then
     line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
     return {0, math.min(pttl, math.floor(keep / 3))} -- back before its place lapses
   end
+  -- the owner id starts with its client's id, which holds no ':'
+  local client = turn_client(ARGV[1])
   if not fair and keep > 0 and other and string.sub(other, 1, #client) ~= client then
     -- a client waits for another one's hold: it takes a turn (its own holds pass between its threads)
     local queue = redis.call('get', KEYS[3]) or ''
@@ -109,20 +120,23 @@ if fair then
 end
 
 -- read only when a token is issued: a busy reply needs no counter; the turns come in the same call
-local current, floor, released, queue
+local current, floor, released, queue, client
 if fair then
   local texts = redis.call('mget', KEYS[2], KEYS[6])
-  if other_kind_holds(texts[2], KEYS[5]) then
+  -- the plain lock holds it unless its counter says its last hold was released
+  local _, _, plain_released = parse_fence(texts[2])
+  if plain_released ~= '1' and redis.call('exists', KEYS[5]) == 1 then
     return {-2, 0}
   end
   current, floor, released = parse_fence(texts[1])
 else
-  local texts = redis.call('mget', KEYS[2], KEYS[3], KEYS[5])
-  if other_kind_holds(texts[3], KEYS[4]) then
+  if other_held then
     return {-2, 0}
   end
+  local texts = redis.call('mget', KEYS[2], KEYS[3])
   current, floor, released = parse_fence(texts[1])
   queue = texts[2]
+  client = queue and turn_client(ARGV[1])
   if queue and turn_first(queue) ~= client then
     if not replaced then
       if keep > 0 and not turn_queued(queue, client) then
