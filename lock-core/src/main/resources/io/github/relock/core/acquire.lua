@@ -23,8 +23,8 @@
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked), {-2, 0} the other kind holds the lock.
 -- (announce.lua, fence.lua, turns.lua and line.lua are prepended)
-local expected = tonumber(ARGV[3])
-local lease = tonumber(ARGV[2])
+-- numbers are read where a path needs them: each tonumber is a strtod, and the common path needs none
+local expected = ARGV[3] == '0' and 0 or tonumber(ARGV[3])
 local fair = #KEYS == 6
 -- a plain first attempt: whether the other kind holds the lock (nil: not known yet, see below)
 local other_held = nil
@@ -74,6 +74,7 @@ if expected > 0 then
   -- re-entry never counts twice, and counts that failed releases left behind go
   redis.call('hset', KEYS[1], ARGV[1], expected + 1)
   -- re-entry may lengthen the lease, never shorten what an outer hold asked for
+  local lease = tonumber(ARGV[2])
   if pttl < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
@@ -81,7 +82,10 @@ if expected > 0 then
   return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0, pttl}
 end
 
-local keep = tonumber(ARGV[5] or 0)
+local keep = 0
+if pttl ~= -2 or fair then
+  keep = tonumber(ARGV[5] or 0)
+end
 if pttl ~= -2 then
   if fair and keep > 0 then
     line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
@@ -139,7 +143,7 @@ else
   client = queue and turn_client(ARGV[1])
   if queue and turn_first(queue) ~= client then
     if not replaced then
-      if keep > 0 and not turn_queued(queue, client) then
+      if tonumber(ARGV[5] or 0) > 0 and not turn_queued(queue, client) then
         -- in line now, so the announcement of the turn taken does not have to wake this client to join
         redis.call('set', KEYS[3], queue .. client, 'keepttl')
       end
@@ -151,12 +155,20 @@ end
 if replaced then
   released = '1' -- what the replay replaces ended by its owner's hand: a retried release of it stays clean
 end
-local last = tonumber(current) or 0
--- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4])
+-- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4]): the token is
+-- the later of the clock in µs and the last token + 1. While the clock leads, as it does but for bursts of more
+-- than one token per µs, the clock's text is the token: same-length digit strings compare as their numbers
 local now = redis.call('time')
-local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), last + 1)
--- %d: a bare Lua number may be written in exponent form and then never equal the token again
-local text = string.format('%d', token)
+local usec = now[2]
+if #usec < 6 then
+  usec = string.rep('0', 6 - #usec) .. usec
+end
+local text = now[1] .. usec
+if current and #current >= #text and (#current > #text or current >= text) then
+  -- %d: a bare Lua number may be written in exponent form and then never equal the token again
+  text = string.format('%d', math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), (tonumber(current) or 0) + 1))
+end
+local token = tonumber(text)
 if released ~= '1' or not floor then
   floor = text -- the last hold expired or was force-unlocked: the run of clean releases starts over
 end
@@ -170,7 +182,7 @@ if queue then
   if rest == '' then
     redis.call('del', KEYS[3])
   else
-    redis.call('set', KEYS[3], rest, 'px', 2 * lease + tonumber(ARGV[6]))
+    redis.call('set', KEYS[3], rest, 'px', 2 * tonumber(ARGV[2]) + tonumber(ARGV[6]))
   end
   announce(ARGV[7], '-' .. queue .. ARGV[2])
 end
