@@ -9,8 +9,13 @@
 # A real pair is two script calls, so add one "empty" to relock's and lean's figures to compare them with
 # the harness's Redis CPU per pair (which also counts reading and writing the two round trips).
 #
-# Needs redis-server and redis-benchmark (Debian: apt-get install redis-server). Starts its own server on
-# 127.0.0.1 and stops it, by its PID, when done. Usage: lock-benchmarks/script-cost.sh [calls] [rounds]
+# Time on a machine others use too swings by a third from run to run; INSTRUCTIONS=1 adds a second table
+# that does not: the CPU instructions redis-server executes per call, counted by valgrind's callgrind
+# (a server of its own per script, 500 and then 1,500 calls, the difference over 1,000: start-up drops out).
+#
+# Needs redis-server and redis-benchmark (Debian: apt-get install redis-server), and valgrind for
+# INSTRUCTIONS=1. Starts its own servers on 127.0.0.1 and stops them, by their PID, when done.
+# Usage: [INSTRUCTIONS=1] lock-benchmarks/script-cost.sh [calls] [rounds]
 set -euo pipefail
 
 CALLS=${1:-200000}
@@ -108,3 +113,36 @@ for name in relock lean commands empty; do
     awk -v name="$name" -v t="$t" -v i="$i" -v c="${COUNT[$name]}" \
         'BEGIN { printf "| %s | %.1f | %.1f | %d | %.1f |\n", name, t, i, c, t - i }'
 done
+pair() { awk -v r="$1" -v l="$2" -v e="$3" 'BEGIN { printf "%.2f", (r + e) / (l + e) }'; }
+echo
+echo "A pair as lock() and unlock() make it is two calls: relock's Redis time per pair is $(pair \
+    "$(echo "${TOTAL[relock]}" | median)" "$(echo "${TOTAL[lean]}" | median)" "$(echo "${TOTAL[empty]}" | median)")× lean's"
+
+[[ "${INSTRUCTIONS:-}" == 1 ]] || exit 0
+# instructions redis-server runs for $2 calls of script $1, start-up included
+instructions() {
+    local dir port pid sha
+    dir=$(mktemp -d "$WORK/cg.XXXX"); port=$(( 20000 + RANDOM % 20000 ))
+    valgrind --tool=callgrind --callgrind-out-file="$dir/out" redis-server --port "$port" --bind 127.0.0.1 \
+        --save '' --appendonly no --dir "$dir" >"$dir/log" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+    sha=$(redis-cli -p "$port" script load "$(cat "$WORK/$1.lua")")
+    redis-cli -p "$port" evalsha "$sha" "${ARGS[@]}" >/dev/null
+    redis-benchmark -p "$port" -n "$2" -c 1 -q evalsha "$sha" "${ARGS[@]}" >/dev/null
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    wait "$pid" || true
+    awk '/^(summary|totals):/ { print $2; exit }' "$dir/out"
+}
+declare -A IR
+for name in relock lean commands empty; do
+    IR[$name]=$(( ($(instructions "$name" 1500) - $(instructions "$name" 500)) / 1000 ))
+done
+echo
+echo "Instructions redis-server runs per call (callgrind, 1,000 calls)"
+echo
+echo "| script | instructions per call |"
+echo "|---|---:|"
+for name in relock lean commands empty; do echo "| $name | ${IR[$name]} |"; done
+echo
+echo "Per pair of two calls, relock's instructions are $(pair "${IR[relock]}" "${IR[lean]}" "${IR[empty]}")× lean's"
