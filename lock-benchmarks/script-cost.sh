@@ -9,8 +9,13 @@
 # A real pair is two script calls, so add one "empty" to relock's and lean's figures to compare them with
 # the harness's Redis CPU per pair (which also counts reading and writing the two round trips).
 #
-# Needs redis-server and redis-benchmark (Debian: apt-get install redis-server). Starts its own server on
-# 127.0.0.1 and stops it, by its PID, when done. Usage: lock-benchmarks/script-cost.sh [calls] [rounds]
+# Time on a machine others use too swings by a third from run to run; INSTRUCTIONS=1 adds a second table
+# that does not: the CPU instructions redis-server executes per call, counted by valgrind's callgrind
+# (a server of its own per script, 500 and then 1,500 calls, the difference over 1,000: start-up drops out).
+#
+# Needs redis-server and redis-benchmark (Debian: apt-get install redis-server), and valgrind for
+# INSTRUCTIONS=1. Starts its own servers on 127.0.0.1 and stops them, by their PID, when done.
+# Usage: [INSTRUCTIONS=1] lock-benchmarks/script-cost.sh [calls] [rounds]
 set -euo pipefail
 
 CALLS=${1:-200000}
@@ -36,12 +41,13 @@ for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
 # relock: the acquire as lock() sends it (holds 0, will wait), then the release of that one hold
 {
     cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/turns.lua" "$CORE/line.lua"
-    echo "local function acquire(ARGV)"; cat "$CORE/acquire.lua"; echo "end"
-    echo "local function release(ARGV)"; cat "$CORE/release.lua"; echo "end"
+    echo "local function acquire(KEYS, ARGV)"; cat "$CORE/acquire.lua"; echo "end"
+    echo "local function release(KEYS, ARGV)"; cat "$CORE/release.lua"; echo "end"
     cat <<'EOF'
-local got = acquire({ARGV[1], ARGV[2], '0', ARGV[4], '1', ARGV[6], ARGV[7]})
+-- each with the keys LockCommands sends it: five to the acquire, three to the release
+local got = acquire(KEYS, {ARGV[1], ARGV[2], '0', ARGV[4], '1', ARGV[6], ARGV[7]})
 if got[1] ~= 1 then return redis.error_reply('not acquired') end
-local left = release({ARGV[1], string.format('%d', got[2]), '1', ARGV[7], ARGV[4], ARGV[6]})
+local left = release({KEYS[1], KEYS[2], KEYS[3]}, {ARGV[1], string.format('%d', got[2]), '1', ARGV[7], ARGV[4], ARGV[6]})
 if left ~= 0 then return redis.error_reply('not released') end
 return 1
 EOF
@@ -57,7 +63,7 @@ EOF
 } > "$WORK/lean.lua"
 # what relock's pair runs on a lock used before (its counter there), in order, without its logic
 cat > "$WORK/commands.lua" <<'EOF'
-redis.call('pttl', KEYS[1])
+redis.call('exists', KEYS[1], KEYS[4])
 redis.call('mget', KEYS[2], KEYS[3])
 redis.call('time')
 redis.call('hset', KEYS[1], ARGV[1], 1)
@@ -71,7 +77,8 @@ return 1
 EOF
 echo "return 1" > "$WORK/empty.lua"
 
-ARGS=(3 "lock:{cost}" "lock:{cost}:fence" "lock:{cost}:turn" "client1:1" 30000 0 604800000 1 50 "lock:{cost}:ch")
+# the keys and arguments LockCommands sends: lock, counter, turns, the fair lock's hash and counter
+ARGS=(5 "lock:{cost}" "lock:{cost}:fence" "lock:{cost}:turn" "lock:{cost}:fair" "lock:{cost}:fair:fence" "client1:1" 30000 0 604800000 1 50 "lock:{cost}:ch")
 # prints: µs per call of the script, µs per call spent in the commands it ran, and how many it ran
 measure() {
     local sha
@@ -106,3 +113,36 @@ for name in relock lean commands empty; do
     awk -v name="$name" -v t="$t" -v i="$i" -v c="${COUNT[$name]}" \
         'BEGIN { printf "| %s | %.1f | %.1f | %d | %.1f |\n", name, t, i, c, t - i }'
 done
+pair() { awk -v r="$1" -v l="$2" -v e="$3" 'BEGIN { printf "%.2f", (r + e) / (l + e) }'; }
+echo
+echo "A pair as lock() and unlock() make it is two calls: relock's Redis time per pair is $(pair \
+    "$(echo "${TOTAL[relock]}" | median)" "$(echo "${TOTAL[lean]}" | median)" "$(echo "${TOTAL[empty]}" | median)")× lean's"
+
+[[ "${INSTRUCTIONS:-}" == 1 ]] || exit 0
+# instructions redis-server runs for $2 calls of script $1, start-up included
+instructions() {
+    local dir port pid sha
+    dir=$(mktemp -d "$WORK/cg.XXXX"); port=$(( 20000 + RANDOM % 20000 ))
+    valgrind --tool=callgrind --callgrind-out-file="$dir/out" redis-server --port "$port" --bind 127.0.0.1 \
+        --save '' --appendonly no --dir "$dir" >"$dir/log" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+    sha=$(redis-cli -p "$port" script load "$(cat "$WORK/$1.lua")")
+    redis-cli -p "$port" evalsha "$sha" "${ARGS[@]}" >/dev/null
+    redis-benchmark -p "$port" -n "$2" -c 1 -q evalsha "$sha" "${ARGS[@]}" >/dev/null
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    wait "$pid" || true
+    awk '/^(summary|totals):/ { print $2; exit }' "$dir/out"
+}
+declare -A IR
+for name in relock lean commands empty; do
+    IR[$name]=$(( ($(instructions "$name" 1500) - $(instructions "$name" 500)) / 1000 ))
+done
+echo
+echo "Instructions redis-server runs per call (callgrind, 1,000 calls)"
+echo
+echo "| script | instructions per call |"
+echo "|---|---:|"
+for name in relock lean commands empty; do echo "| $name | ${IR[$name]} |"; done
+echo
+echo "Per pair of two calls, relock's instructions are $(pair "${IR[relock]}" "${IR[lean]}" "${IR[empty]}")× lean's"

@@ -13,26 +13,35 @@
 -- and the clients behind it in line look once that lease ends (it may end unreleased, announced by nobody).
 -- Last come the other kind's hash and fencing counter (the fair lock's for a plain one, the plain lock's for a
 -- fair one): KEYS[4], KEYS[5] for a plain lock, KEYS[5], KEYS[6] for a fair one. The two kinds keep apart keys,
--- so a first acquisition refuses while the other kind is held. Its counter, read in the call that reads the
--- caller's own, says whether its last hold was released; only if not (held, expired or force-unlocked), or if
--- there is no counter, is its hash looked at: the counter is kept only for ARGV[4] after it last changed, and a
--- hold the watchdog renews may outlive it.
+-- so a first acquisition refuses while the other kind is held. A plain lock's first attempt asks whether either
+-- hash exists in its first call (EXISTS of both): on the common path, a free lock, that one call answers both
+-- questions and its counter (KEYS[5]) is never read. A fair one reads the plain counter in the call that reads
+-- its own, which says whether the last plain hold was released; only if not (held, expired or force-unlocked),
+-- or if there is no counter, is the plain hash looked at: the counter is kept only for ARGV[4] after it last
+-- changed, and a hold the watchdog renews may outlive it.
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked), {-2, 0} the other kind holds the lock.
 -- (announce.lua, fence.lua, turns.lua and line.lua are prepended)
-local expected = tonumber(ARGV[3])
-local lease = tonumber(ARGV[2])
--- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
-local pttl = redis.call('pttl', KEYS[1])
+-- numbers are read where a path needs them: each tonumber is a strtod, and the common path needs none
+local expected = ARGV[3] == '0' and 0 or tonumber(ARGV[3])
 local fair = #KEYS == 6
--- whether the other kind holds the lock, given its counter's text and its hash
-local function other_kind_holds(fence, hash)
-  local _, _, released = parse_fence(fence)
-  return released ~= '1' and redis.call('exists', hash) == 1
+-- a plain first attempt: whether the other kind holds the lock (nil: not known yet, see below)
+local other_held = nil
+local pttl = -2
+if expected == 0 and not fair then
+  -- one call for the common path: 0, neither this lock nor the fair one of its name is held
+  local found = redis.call('exists', KEYS[1], KEYS[4])
+  if found > 0 then
+    pttl = redis.call('pttl', KEYS[1])
+    other_held = found > (pttl == -2 and 0 or 1)
+  else
+    other_held = false
+  end
+else
+  -- one call tells a free lock (-2) from a busy one, and gives a busy one's lease for the reply
+  pttl = redis.call('pttl', KEYS[1])
 end
--- the owner id starts with its client's id, which holds no ':'
-local client = turn_client(ARGV[1])
 local holds = 0
 local other = nil -- a field of another owner: the holder
 if pttl ~= -2 then
@@ -65,6 +74,7 @@ if expected > 0 then
   -- re-entry never counts twice, and counts that failed releases left behind go
   redis.call('hset', KEYS[1], ARGV[1], expected + 1)
   -- re-entry may lengthen the lease, never shorten what an outer hold asked for
+  local lease = tonumber(ARGV[2])
   if pttl < lease then
     redis.call('pexpire', KEYS[1], lease)
   end
@@ -72,12 +82,17 @@ if expected > 0 then
   return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0, pttl}
 end
 
-local keep = tonumber(ARGV[5] or 0)
+local keep = 0
+if pttl ~= -2 or fair then
+  keep = tonumber(ARGV[5] or 0)
+end
 if pttl ~= -2 then
   if fair and keep > 0 then
     line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
     return {0, math.min(pttl, math.floor(keep / 3))} -- back before its place lapses
   end
+  -- the owner id starts with its client's id, which holds no ':'
+  local client = turn_client(ARGV[1])
   if not fair and keep > 0 and other and string.sub(other, 1, #client) ~= client then
     -- a client waits for another one's hold: it takes a turn (its own holds pass between its threads)
     local queue = redis.call('get', KEYS[3]) or ''
@@ -109,23 +124,26 @@ if fair then
 end
 
 -- read only when a token is issued: a busy reply needs no counter; the turns come in the same call
-local current, floor, released, queue
+local current, floor, released, queue, client
 if fair then
   local texts = redis.call('mget', KEYS[2], KEYS[6])
-  if other_kind_holds(texts[2], KEYS[5]) then
+  -- the plain lock holds it unless its counter says its last hold was released
+  local _, _, plain_released = parse_fence(texts[2])
+  if plain_released ~= '1' and redis.call('exists', KEYS[5]) == 1 then
     return {-2, 0}
   end
   current, floor, released = parse_fence(texts[1])
 else
-  local texts = redis.call('mget', KEYS[2], KEYS[3], KEYS[5])
-  if other_kind_holds(texts[3], KEYS[4]) then
+  if other_held then
     return {-2, 0}
   end
+  local texts = redis.call('mget', KEYS[2], KEYS[3])
   current, floor, released = parse_fence(texts[1])
   queue = texts[2]
+  client = queue and turn_client(ARGV[1])
   if queue and turn_first(queue) ~= client then
     if not replaced then
-      if keep > 0 and not turn_queued(queue, client) then
+      if tonumber(ARGV[5] or 0) > 0 and not turn_queued(queue, client) then
         -- in line now, so the announcement of the turn taken does not have to wake this client to join
         redis.call('set', KEYS[3], queue .. client, 'keepttl')
       end
@@ -137,12 +155,20 @@ end
 if replaced then
   released = '1' -- what the replay replaces ended by its owner's hand: a retried release of it stays clean
 end
-local last = tonumber(current) or 0
--- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4])
+-- the clock floor keeps tokens increasing even if the counter is gone (kept only for ARGV[4]): the token is
+-- the later of the clock in µs and the last token + 1. While the clock leads, as it does but for bursts of more
+-- than one token per µs, the clock's text is the token: same-length digit strings compare as their numbers
 local now = redis.call('time')
-local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), last + 1)
--- %d: a bare Lua number may be written in exponent form and then never equal the token again
-local text = string.format('%d', token)
+local usec = now[2]
+if #usec < 6 then
+  usec = string.rep('0', 6 - #usec) .. usec
+end
+local text = now[1] .. usec
+if current and #current >= #text and (#current > #text or current >= text) then
+  -- %d: a bare Lua number may be written in exponent form and then never equal the token again
+  text = string.format('%d', math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), (tonumber(current) or 0) + 1))
+end
+local token = tonumber(text)
 if released ~= '1' or not floor then
   floor = text -- the last hold expired or was force-unlocked: the run of clean releases starts over
 end
@@ -156,7 +182,7 @@ if queue then
   if rest == '' then
     redis.call('del', KEYS[3])
   else
-    redis.call('set', KEYS[3], rest, 'px', 2 * lease + tonumber(ARGV[6]))
+    redis.call('set', KEYS[3], rest, 'px', 2 * tonumber(ARGV[2]) + tonumber(ARGV[6]))
   end
   announce(ARGV[7], '-' .. queue .. ARGV[2])
 end

@@ -18,7 +18,8 @@ if not current then
   current, floor, released = ARGV[2], ARGV[2], '0'
 end
 -- (no counter at all: it outlived its retention during a hold longer than that; the hash decides)
-local expected = tonumber(ARGV[3])
+-- a last release, as most are, needs no strtod
+local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])
 if current ~= ARGV[2] then
   -- a retried last release that ran before a new owner took the lock: this hold ended in a release
   local token = tonumber(ARGV[2])

@@ -78,6 +78,42 @@ class FencingTokenTest {
         }
     }
 
+    /**
+     * The token is the later of the clock (µs) and the last token + 1, and while the clock leads the two are
+     * compared as text: a counter ahead of the clock with as many digits, or with one more, must still lead the
+     * next token, and one far behind must not hold it back.
+     */
+    @Test
+    void theNextTokenFollowsACounterAheadOfTheClockWhateverItsLength() {
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).build()) {
+            long clock = tokenAfter(client, "ahead:clock", null);
+            long sameLength = 9_000_000_000_000_000L; // 16 digits, as the clock's µs until 2286; below 2^53
+            assertThat(Long.toString(sameLength)).hasSameSizeAs(Long.toString(clock));
+            assertThat(tokenAfter(client, "ahead:same-length", sameLength)).isEqualTo(sameLength + 1);
+            // a digit more, and smaller as text ("1000..." < "17..."): the counter leads (Lua's doubles end exact
+            // integers at 2^53, so the token may equal it, never fall below it)
+            long longer = 10_000_000_000_000_000L;
+            assertThat(tokenAfter(client, "ahead:longer", longer)).isGreaterThanOrEqualTo(longer);
+            // a digit fewer, and larger as text: the clock leads
+            assertThat(tokenAfter(client, "behind:shorter", 999_999_999_999_999L)).isGreaterThan(clock);
+        }
+    }
+
+    /** The token of a first acquisition of {@code name} after its counter was set to {@code last} (released). */
+    private static long tokenAfter(RedisLockClient client, String name, Long last) {
+        if (last != null) {
+            redis.commands().set(client.redisKeys(name).fence(), last + ":" + last + ":1");
+        }
+        ReentrantDistributedLock lock = client.getLock(name);
+        lock.lock();
+        try {
+            return lock.fencingToken();
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
     @Test
     void theCounterIsKeptForTheConfiguredRetention() {
         try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory())

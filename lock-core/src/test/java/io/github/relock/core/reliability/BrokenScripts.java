@@ -64,8 +64,8 @@ public final class BrokenScripts {
                     "if pttl ~= -2 then\n  if fair and keep > 0 then\n",
                     "if false then -- BROKEN: no check that someone else holds the lock\n  if fair and keep > 0 then\n"));
             case ACQUIRE_CONSTANT_TOKEN -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
-                    "local token = math.max(",
-                    "local token = 1 or math.max(")); // BROKEN: every holder gets token 1
+                    "local token = tonumber(text)\n",
+                    "text = '1' local token = 1 -- BROKEN: every holder gets token 1\n"));
             case ACQUIRE_IGNORES_TURNS -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
                     "if queue and turn_first(queue) ~= client then",
                     "if false then -- BROKEN: whoever comes first takes a lock kept for another client"));
@@ -84,17 +84,17 @@ public final class BrokenScripts {
                     if expected > 1 then
                     """));
             case RELEASE_NO_DECREMENT -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
-                    "local expected = tonumber(ARGV[3])\n",
+                    "local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])\n",
                     "do return tonumber(ARGV[3]) end -- BROKEN: reports the holds unchanged, never gives one back\n"
-                            + "local expected = tonumber(ARGV[3])\n"));
+                            + "local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])\n"));
             case RELEASE_SILENT -> swap(LuaScript.RELEASE, replace(replace(LuaScript.RELEASE,
                     "announce(ARGV[4],", // BROKEN: announced where nobody listens, turns too
                     "announce(ARGV[4] .. ':nobody',"),
                     "turn_announce(KEYS[3], queue, ARGV[4],", "turn_announce(KEYS[3], queue, ARGV[4] .. ':nobody',"));
             case RELEASE_NO_OWNER_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
-                    "local expected = tonumber(ARGV[3])\n",
+                    "local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])\n",
                     "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"
-                            + "local expected = tonumber(ARGV[3])\n"));
+                            + "local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])\n"));
             case RENEW_RESURRECTS -> swap(LuaScript.RENEW, replace(LuaScript.RENEW,
                     "if redis.call('hexists', KEYS[i], field) == 1 then",
                     "redis.call('hsetnx', KEYS[i], field, 1) -- BROKEN: puts a vanished hold back\n"
