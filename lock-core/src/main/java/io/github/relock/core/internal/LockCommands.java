@@ -35,8 +35,6 @@ public final class LockCommands {
      * delivery and a round trip, with room for a busy machine. A client that no longer comes costs the others this.
      */
     static final long TURN_MILLIS = 50;
-    /** The keys a plain lock's acquire.lua gets: lock, counter, turns, and the fair lock's hash and counter. */
-    static final int ACQUIRE_KEYS = 5;
     private static final byte[] TURN = Encoding.bytes(TURN_MILLIS);
     private static final byte[] WAITS = Encoding.bytes(1);
     private static final byte[] DOES_NOT_WAIT = Encoding.bytes(0);
@@ -122,7 +120,7 @@ public final class LockCommands {
                     releaseArgs(keys, ownerId, Encoding.bytes(token), holdsBefore + 1),
                     holdsBefore == 0 ? 0 : Math.max(leaseBefore, lengthens))));
         }
-        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, ACQUIRE_KEYS, args)));
+        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, args)));
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
