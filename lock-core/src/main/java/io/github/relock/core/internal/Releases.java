@@ -128,7 +128,7 @@ final class Releases {
 
     /** Holds left after giving back one of {@code before}, or -1 if this hold is no longer in Redis. */
     long release(Hold hold, int before) {
-        return resend(() -> keys.kind().release(context.commands(), hold, before), null);
+        return resend(() -> keys.kind().release(context.commands(), hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before), null);
     }
 
     /**

@@ -39,7 +39,7 @@ final class ReplicaAcknowledgement {
      * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first {@link LuaScript#ACQUIRE_KEYS} are keys
      * @param release     keys and arguments of {@code release.lua} that give the acquisition back
      */
-    @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs, GiveBack release) {
+    @Nullable AcquireReply acquire(RedisConnection connection, KeyNames keys, byte[][] acquireArgs, GiveBack release) {
         return OwnConnection.run(connection, own -> {
             checkTimeout(own);
             List<Object> raw = own.eval(LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, acquireArgs);
@@ -101,7 +101,7 @@ final class ReplicaAcknowledgement {
         }
     }
 
-    private static void giveBack(ScriptConnection own, LockKeys keys, byte[][] releaseArgs) {
+    private static void giveBack(ScriptConnection own, KeyNames keys, byte[][] releaseArgs) {
         try {
             own.eval(LuaScript.RELEASE, 3, releaseArgs);
         }
