@@ -12,9 +12,9 @@ import io.github.relock.core.internal.SettingRules;
 public final class LockNames {
 
     /** Separates the logical name from the key. */
-    public static final char SEPARATOR = ':';
+    public static final char SEPARATOR = SettingRules.NAME_SEPARATOR;
     /** Longest lock name, in characters: every script call sends it, and Redis keeps it in every key of the lock. */
-    public static final int MAX_LENGTH = 1024;
+    public static final int MAX_LENGTH = SettingRules.MAX_NAME_LENGTH;
 
     private LockNames() {
     }

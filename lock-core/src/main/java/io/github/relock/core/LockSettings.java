@@ -19,7 +19,7 @@ import io.github.relock.core.internal.SettingRules;
 public record LockSettings(Duration waitTime, @Nullable Duration leaseTime, @Nullable Duration maxHold) {
 
     /** Longer leases are almost certainly a unit mistake (say, millis passed as seconds). */
-    public static final Duration MAX_LEASE = Duration.ofDays(365);
+    public static final Duration MAX_LEASE = SettingRules.MAX_LEASE;
 
     /**
      * @throws IllegalArgumentException naming the setting that is out of range

@@ -22,9 +22,9 @@ public record RedisLockClientSettings(String keyPrefix, Duration watchdogTimeout
         int minReplicas, Duration replicaAckTimeout, Duration fencingTokenRetention) {
 
     /** Shortest watchdog timeout: renewal runs every third of it, and must beat network hiccups. */
-    public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(100);
+    public static final Duration MIN_WATCHDOG_TIMEOUT = SettingRules.MIN_WATCHDOG_TIMEOUT;
     /** Longest watchdog timeout: a crashed holder blocks its lock this long at most. */
-    public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofDays(1);
+    public static final Duration MAX_WATCHDOG_TIMEOUT = SettingRules.MAX_WATCHDOG_TIMEOUT;
     /** Default fencing token retention: a week. */
     public static final Duration DEFAULT_FENCING_TOKEN_RETENTION = Duration.ofDays(7);
 
@@ -44,7 +44,7 @@ public record RedisLockClientSettings(String keyPrefix, Duration watchdogTimeout
      * How much shorter than the driver's command timeout a replica acknowledgement timeout must be: Redis ends a
      * timed-out WAIT at its next timer tick (every 100 ms at the default {@code hz 10}), not at the timeout itself.
      */
-    public static final Duration REPLICA_ACK_MARGIN = Duration.ofMillis(200);
+    public static final Duration REPLICA_ACK_MARGIN = SettingRules.REPLICA_ACK_MARGIN;
 
     /** The default replica acknowledgement timeout: a tenth of the watchdog timeout, at most 1 s. */
     public static Duration defaultReplicaAckTimeout(Duration watchdogTimeout) {

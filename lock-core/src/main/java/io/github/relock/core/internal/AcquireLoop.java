@@ -36,7 +36,7 @@ final class AcquireLoop {
     }
 
     /** How soon a waiter whose subscription failed looks again, and subscribes again. */
-    static final long RESUBSCRIBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long RESUBSCRIBE_NANOS = UnansweredLately.RESUBSCRIBE_NANOS;
 
     /** How often to look again when the holder set no lease (a key written by something else). */
     private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);

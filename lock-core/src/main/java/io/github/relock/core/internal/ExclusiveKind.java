@@ -9,19 +9,19 @@ final class ExclusiveKind implements LockKind {
     }
 
     @Override
-    public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+    public AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait) {
         return commands.acquire(keys, field, leaseMillis, holdsBefore, lengthens, willWait);
     }
 
     @Override
-    public long release(LockCommands commands, Hold hold, int holdsBefore) {
-        return commands.release(hold.keys(), hold.ownerBytes(), hold.tokenBytes(), holdsBefore);
+    public long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore) {
+        return commands.release(keys, field, token, holdsBefore);
     }
 
     /** The client leaves the lock's turns: a freed lock is no longer kept for it (see turn-leave.lua). */
     @Override
-    public ScriptCall gaveUp(LockKeys keys, byte[] field) {
+    public ScriptCall gaveUp(KeyNames keys, byte[] field) {
         return LockCommands.leaveTurns(keys, field);
     }
 

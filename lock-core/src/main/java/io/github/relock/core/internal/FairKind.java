@@ -37,7 +37,7 @@ final class FairKind implements LockKind {
     }
 
     @Override
-    public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+    public AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait) {
         return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.ACQUIRE, 6, keys.lockBytes(),
                 keys.fenceBytes(), line, places, plainLock, plainFence, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
@@ -45,15 +45,14 @@ final class FairKind implements LockKind {
     }
 
     @Override
-    public long release(LockCommands commands, Hold hold, int holdsBefore) {
-        LockKeys keys = hold.keys();
+    public long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore) {
         return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RELEASE, 4, keys.lockBytes(),
-                keys.fenceBytes(), line, places, hold.ownerBytes(), hold.tokenBytes(), Encoding.bytes(holdsBefore),
+                keys.fenceBytes(), line, places, field, token, Encoding.bytes(holdsBefore),
                 keys.channelBytes(), commands.fenceRetention()));
     }
 
     @Override
-    public ScriptCall gaveUp(LockKeys keys, byte[] field) {
+    public ScriptCall gaveUp(KeyNames keys, byte[] field) {
         return new ScriptCall(LuaScript.FAIR_LEAVE, 4, keys.lockBytes(), keys.fenceBytes(), line, places, field,
                 keys.channelBytes());
     }

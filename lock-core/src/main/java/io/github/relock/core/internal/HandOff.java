@@ -20,11 +20,25 @@ final class HandOff {
         LOST
     }
 
+    /** What {@link Transfer#transfer} returns when transfer.lua refused the move outright, changing nothing. */
+    static final long TRANSFER_REFUSED = -2;
+
+    /** Moves a last hold to a local waiter in one script call (see {@link LockCommands#transfer}). */
+    @FunctionalInterface
+    interface Transfer {
+
+        /**
+         * @return the waiter's fencing token, 0 if freed for other clients instead, -1 if {@code hold} was no
+         *         longer in Redis, {@link #TRANSFER_REFUSED} if nothing changed
+         */
+        long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst);
+    }
+
     private final LockKeys keys;
     private final ClientContext context;
-    private final Releases releases;
+    private final Transfer releases;
 
-    HandOff(LockKeys keys, ClientContext context, Releases releases) {
+    HandOff(LockKeys keys, ClientContext context, Transfer releases) {
         this.keys = keys;
         this.context = context;
         this.releases = releases;
@@ -47,7 +61,7 @@ final class HandOff {
             next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
             throw ex;
         }
-        if (token == Releases.TRANSFER_REFUSED) {
+        if (token == TRANSFER_REFUSED) {
             next.decline();
             return Outcome.NOT_TRIED; // nothing changed (e.g. over maxmemory, where a plain release still works)
         }

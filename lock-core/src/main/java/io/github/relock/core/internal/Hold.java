@@ -11,7 +11,7 @@ import io.github.relock.core.HeldLock;
  * What the client knows about one owner's hold on one lock. The owner changes its count; the
  * watchdog reads it and may mark it lost.
  */
-public final class Hold {
+public final class Hold implements LockCommands.Renewable {
 
     private final LockKeys keys;
     private final String ownerId;
@@ -61,6 +61,7 @@ public final class Hold {
         leaseRenewed(sentNanos, leaseMillis);
     }
 
+    @Override
     public LockKeys keys() {
         return keys;
     }
@@ -75,7 +76,8 @@ public final class Hold {
         return ownerId;
     }
 
-    byte[] ownerBytes() {
+    @Override
+    public byte[] ownerBytes() {
         return ownerBytes;
     }
 

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * A hold's key in the {@link HoldRegistry} (and where else a lock and owner pair is looked up): lock key and
- * owner id. It shares the lock key's encoded form with the {@link LockKeys} it came from.
+ * owner id. It shares the lock key's encoded form with the {@link KeyNames} it came from.
  */
 final class HoldId {
 
@@ -12,7 +12,7 @@ final class HoldId {
     private final String ownerId;
     private final int hash;
 
-    HoldId(LockKeys keys, String ownerId) {
+    HoldId(KeyNames keys, String ownerId) {
         this.lockKey = keys.lockBytes();
         this.ownerId = ownerId;
         this.hash = 31 * Arrays.hashCode(lockKey) + ownerId.hashCode();

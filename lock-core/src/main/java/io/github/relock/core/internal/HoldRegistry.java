@@ -13,14 +13,21 @@ import org.jspecify.annotations.Nullable;
  * The holds of one client, keyed by lock and owner. It is also the watchdog's work list: taking a
  * hold out of here is what stops its renewal, so release removes it before the release script runs.
  */
-public final class HoldRegistry {
+public final class HoldRegistry implements LockKind.HeldHere {
 
     private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
     /** Holds taken off the watchdog's list whose last release has not ended yet: still held in Redis. */
     private final Set<Hold> releasing = ConcurrentHashMap.newKeySet();
 
-    public @Nullable Hold get(LockKeys keys, String ownerId) {
+    public @Nullable Hold get(KeyNames keys, String ownerId) {
         return holds.get(new HoldId(keys, ownerId));
+    }
+
+    /** Still held as far as this client knows: registered, not lost, and not a fixed lease that ran out. */
+    @Override
+    public boolean heldHere(KeyNames keys, String field) {
+        Hold hold = get(keys, field);
+        return hold != null && !hold.lost() && !hold.fixedLeaseEnded();
     }
 
     public void put(Hold hold) {

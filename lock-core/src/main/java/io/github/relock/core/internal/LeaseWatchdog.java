@@ -280,7 +280,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         try {
             blocking.execute(() -> {
                 try {
-                    hold.keys().kind().forceRelease(commands, hold);
+                    hold.keys().kind().forceRelease(commands, hold.keys(), hold.ownerBytes(), hold.tokenBytes());
                 }
                 catch (RuntimeException ex) {
                     log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(),

@@ -35,8 +35,6 @@ public final class LockCommands {
      * delivery and a round trip, with room for a busy machine. A client that no longer comes costs the others this.
      */
     static final long TURN_MILLIS = 50;
-    /** The keys a plain lock's acquire.lua gets: lock, counter, turns, and the fair lock's hash and counter. */
-    static final int ACQUIRE_KEYS = 5;
     private static final byte[] TURN = Encoding.bytes(TURN_MILLIS);
     private static final byte[] WAITS = Encoding.bytes(1);
     private static final byte[] DOES_NOT_WAIT = Encoding.bytes(0);
@@ -97,19 +95,19 @@ public final class LockCommands {
      * Takes, re-enters or reports the lock. With {@code minReplicas > 0}, a first acquisition that fewer
      * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
      */
-    public AcquireReply acquire(LockKeys keys, String ownerId, long leaseMillis, int holdsBefore) {
+    public AcquireReply acquire(KeyNames keys, String ownerId, long leaseMillis, int holdsBefore) {
         return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, -1, false);
     }
 
     /**
-     * {@link #acquire(LockKeys, String, long, int)} with the owner id already UTF-8 encoded.
+     * {@link #acquire(KeyNames, String, long, int)} with the owner id already UTF-8 encoded.
      *
      * @param lengthens -1, or a re-entry that asks for a longer lease than the hold has left: with minReplicas it
      *                  waits for the replicas too, since a failover would otherwise keep the shorter lease; given back
      *                  unacknowledged, its lease goes back to what it was, never below this many ms
      * @param willWait       whether the caller waits if the lock is busy: it may then take the next turn
      */
-    public AcquireReply acquire(LockKeys keys, byte[] ownerId, long leaseMillis, int holdsBefore,
+    public AcquireReply acquire(KeyNames keys, byte[] ownerId, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait) {
         byte[][] args = {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), keys.fairBytes(), keys.fairFenceBytes(),
                 ownerId, lease(leaseMillis),
@@ -122,16 +120,16 @@ public final class LockCommands {
                     releaseArgs(keys, ownerId, Encoding.bytes(token), holdsBefore + 1),
                     holdsBefore == 0 ? 0 : Math.max(leaseBefore, lengthens))));
         }
-        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, ACQUIRE_KEYS, args)));
+        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, args)));
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
-    public long release(LockKeys keys, String ownerId, long fencingToken, int holdsBefore) {
+    public long release(KeyNames keys, String ownerId, long fencingToken, int holdsBefore) {
         return release(keys, Encoding.bytes(ownerId), Encoding.bytes(fencingToken), holdsBefore);
     }
 
-    /** {@link #release(LockKeys, String, long, int)} with the owner id and token already encoded. */
-    public long release(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
+    /** {@link #release(KeyNames, String, long, int)} with the owner id and token already encoded. */
+    public long release(KeyNames keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
         byte[][] args = releaseArgs(keys, ownerId, fencingToken, holdsBefore);
         return runner.run(c -> runner.eval(c, LuaScript.RELEASE, 3, args));
     }
@@ -143,7 +141,7 @@ public final class LockCommands {
         return args;
     }
 
-    private byte[][] releaseArgs(LockKeys keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
+    private byte[][] releaseArgs(KeyNames keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
         return new byte[][] {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), ownerId, fencingToken,
                 Encoding.bytes(holdsBefore), keys.channelBytes(), fenceRetention, TURN};
     }
@@ -155,7 +153,7 @@ public final class LockCommands {
      *
      * @return the new owner's fencing token, 0 if freed instead, -1 if the caller no longer holds this hold
      */
-    public long transfer(LockKeys keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
+    public long transfer(KeyNames keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
             boolean othersFirst) {
         int mode = othersFirst ? (Boolean.FALSE.equals(runner.cluster()) ? 1 : 2) : 0;
         return runner.run(c -> runner.eval(c, LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
@@ -164,7 +162,7 @@ public final class LockCommands {
     }
 
     /** A client none of whose threads waits for {@code keys} any more leaves its turns (turn-leave.lua). */
-    static ScriptCall leaveTurns(LockKeys keys, byte[] ownerId) {
+    static ScriptCall leaveTurns(KeyNames keys, byte[] ownerId) {
         return new ScriptCall(LuaScript.TURN_LEAVE, 2, keys.lockBytes(), keys.turnBytes(), ownerId,
                 keys.channelBytes(), TURN);
     }
@@ -179,16 +177,18 @@ public final class LockCommands {
         runner.sendBriefly(call.script(), waitMillis, call.numKeys(), call.keysAndArgs());
     }
 
-    public boolean forceUnlock(LockKeys keys) {
+    public boolean forceUnlock(KeyNames keys) {
         return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), keys.channelBytes())) == 1L;
     }
 
-    /** Ends this very hold, whatever its count, as a loss (its token goes stale); false if it was gone already. */
-    public boolean forceRelease(Hold hold) {
-        LockKeys keys = hold.keys();
+    /**
+     * Ends the hold {@code ownerId} has with {@code fencingToken}, whatever its count, as a loss (its token goes
+     * stale); false if it was gone already.
+     */
+    public boolean forceRelease(KeyNames keys, byte[] ownerId, byte[] fencingToken) {
         return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
-                keys.turnBytes(), keys.channelBytes(), hold.ownerBytes(), hold.tokenBytes())) == 1L;
+                keys.turnBytes(), keys.channelBytes(), ownerId, fencingToken)) == 1L;
     }
 
     /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */
@@ -211,8 +211,17 @@ public final class LockCommands {
     public record Renewal(List<Boolean> renewed, boolean acknowledged) {
     }
 
+    /** A hold as a renewal names it: its lock's keys and its hash field. */
+    public interface Renewable {
+
+        KeyNames keys();
+
+        /** The hold's hash field, UTF-8 encoded. */
+        byte[] ownerBytes();
+    }
+
     /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster, and waits for the reply. */
-    public Renewal renew(List<Hold> holds, long leaseMillis) {
+    public Renewal renew(List<? extends Renewable> holds, long leaseMillis) {
         try {
             return renewAsync(holds, leaseMillis, Runnable::run).join();
         }
@@ -226,14 +235,14 @@ public final class LockCommands {
      * waits for the reply; with it, the script and its WAIT hold a dedicated connection, on {@code blocking}.
      * The future fails with a {@code DataAccessException}.
      */
-    public CompletableFuture<Renewal> renewAsync(List<Hold> holds, long leaseMillis, Executor blocking) {
+    public CompletableFuture<Renewal> renewAsync(List<? extends Renewable> holds, long leaseMillis, Executor blocking) {
         byte[][] keysAndArgs = new byte[holds.size() * 2 + 1][];
         int k = 0;
-        for (Hold hold : holds) {
+        for (Renewable hold : holds) {
             keysAndArgs[k++] = hold.keys().lockBytes();
         }
         keysAndArgs[k++] = Encoding.bytes(leaseMillis);
-        for (Hold hold : holds) {
+        for (Renewable hold : holds) {
             keysAndArgs[k++] = hold.ownerBytes();
         }
         ReplicaAcknowledgement policy = replicas;
@@ -251,21 +260,21 @@ public final class LockCommands {
     }
 
     /** Splits holds into renewal calls: per Cluster slot unless the connections are known not to be a cluster's. */
-    public List<List<Hold>> renewalBatches(Collection<Hold> holds) {
-        return RenewalBatches.of(holds, !Boolean.FALSE.equals(runner.cluster()));
+    public <T extends Renewable> List<List<T>> renewalBatches(Collection<T> holds) {
+        return RenewalBatches.of(holds, hold -> hold.keys().lockBytes(), !Boolean.FALSE.equals(runner.cluster()));
     }
 
-    public boolean exists(LockKeys keys) {
+    public boolean exists(KeyNames keys) {
         Long count = runner.query(c -> read(c, r -> r.exists(keys.lockBytes())));
         return count != null && count > 0;
     }
 
-    public int holdCount(LockKeys keys, String ownerId) {
+    public int holdCount(KeyNames keys, String ownerId) {
         byte[] count = runner.query(c -> read(c, r -> r.hget(keys.lockBytes(), Encoding.bytes(ownerId))));
         return count == null ? 0 : Integer.parseInt(new String(count, StandardCharsets.UTF_8));
     }
 
-    public long remainingLeaseMillis(LockKeys keys) {
+    public long remainingLeaseMillis(KeyNames keys) {
         Long pttl = runner.query(c -> read(c, r -> r.pttl(keys.lockBytes())));
         return pttl == null ? 0 : Math.max(0, pttl);
     }

@@ -26,33 +26,36 @@ interface LockKind {
      * @param lengthens -1, or a re-entry that lengthens the lease (see {@link LockCommands#acquire}): its floor
      * @param willWait  whether the caller will wait if the lock is busy (a kind may then queue it)
      */
-    AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+    AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait);
 
-    /** Gives back one of {@code holdsBefore}; the holds left, or -1 if this hold is no longer in Redis. */
-    long release(LockCommands commands, Hold hold, int holdsBefore);
+    /**
+     * Gives back one of {@code holdsBefore} of the hold {@code field} has with {@code token}; the holds left, or -1
+     * if this hold is no longer in Redis.
+     */
+    long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore);
 
-    /** Ends this very hold as a loss, whatever its count; false if it was gone already. */
-    default boolean forceRelease(LockCommands commands, Hold hold) {
-        return commands.forceRelease(hold);
+    /** Ends the hold {@code field} has with {@code token} as a loss, whatever its count; false if it was gone already. */
+    default boolean forceRelease(LockCommands commands, KeyNames keys, byte[] field, byte[] token) {
+        return commands.forceRelease(keys, field, token);
     }
 
-    default int holdCount(LockCommands commands, LockKeys keys, String field) {
+    default int holdCount(LockCommands commands, KeyNames keys, String field) {
         return commands.holdCount(keys, field);
     }
 
     /** Whether anyone holds the lock. */
-    default boolean isLocked(LockCommands commands, LockKeys keys) {
+    default boolean isLocked(LockCommands commands, KeyNames keys) {
         return commands.exists(keys);
     }
 
     /** How long the lease of {@code field}'s hold has left, or the lock's if that holds nothing; 0: free. */
-    default long remainingLeaseMillis(LockCommands commands, LockKeys keys, String field) {
+    default long remainingLeaseMillis(LockCommands commands, KeyNames keys, String field) {
         return commands.remainingLeaseMillis(keys);
     }
 
     /** Ends the lock whoever holds it; true if it was held. */
-    default boolean forceUnlock(LockCommands commands, LockKeys keys) {
+    default boolean forceUnlock(LockCommands commands, KeyNames keys) {
         return commands.forceUnlock(keys);
     }
 
@@ -62,14 +65,21 @@ interface LockKind {
      *
      * @throws IllegalMonitorStateException if waiting could only deadlock
      */
-    default void check(HoldRegistry holds, LockKeys keys, String ownerId, String describedOwner) {
+    default void check(HeldHere holds, KeyNames keys, String ownerId, String describedOwner) {
+    }
+
+    /** What {@link #check} may ask of the holds this client keeps. */
+    interface HeldHere {
+
+        /** Whether this client holds {@code keys} under hash field {@code field}, as far as it knows. */
+        boolean heldHere(KeyNames keys, String field);
     }
 
     /**
      * What a caller that waited, did not get the lock and no longer wants it sends to undo its waiting (a claim,
      * a place in line); null if nothing.
      */
-    default @Nullable ScriptCall gaveUp(LockKeys keys, byte[] field) {
+    default @Nullable ScriptCall gaveUp(KeyNames keys, byte[] field) {
         return null;
     }
 

@@ -26,6 +26,9 @@ import io.github.relock.core.internal.redis.AsyncScripts;
  */
 public final class LuaScript<T> implements RedisScript<T> {
 
+    /** The keys a plain lock's acquire.lua gets: lock, counter, turns, and the fair lock's hash and counter. */
+    static final int ACQUIRE_KEYS = 5;
+
     /** Take or re-enter a lock (a fair one through its line); see {@code acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> ACQUIRE = announcing("acquire.lua", (Class) List.class,

@@ -2,8 +2,6 @@ package io.github.relock.core.internal;
 
 import java.nio.charset.StandardCharsets;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * One side of a read-write lock: readers share it, a writer has it alone, and waiters go in turns by
  * arrival: a waiting writer goes before readers that arrive after it, and readers that waited before a
@@ -70,7 +68,7 @@ final class ReadWriteSide implements LockKind {
     }
 
     @Override
-    public AcquireReply acquire(LockCommands commands, LockKeys keys, byte[] field, long leaseMillis, int holdsBefore,
+    public AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait) {
         byte[] claim = willWait ? CLAIM : NO_CLAIM;
         return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.RW_ACQUIRE, 2,
@@ -79,62 +77,62 @@ final class ReadWriteSide implements LockKind {
     }
 
     @Override
-    public long release(LockCommands commands, Hold hold, int holdsBefore) {
-        return release(commands, hold, Encoding.bytes(holdsBefore));
+    public long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore) {
+        return release(commands, keys, field, token, Encoding.bytes(holdsBefore));
     }
 
     @Override
-    public boolean forceRelease(LockCommands commands, Hold hold) {
-        return release(commands, hold, Encoding.bytes(0)) == 1;
+    public boolean forceRelease(LockCommands commands, KeyNames keys, byte[] field, byte[] token) {
+        return release(commands, keys, field, token, Encoding.bytes(0)) == 1;
     }
 
-    private long release(LockCommands commands, Hold hold, byte[] holdsBefore) {
+    private long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, byte[] holdsBefore) {
         // the fencing counter: a release that lets waiters in issues their holds' tokens
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 3, hold.keys().lockBytes(), ended,
-                hold.keys().fenceBytes(), hold.ownerBytes(), hold.tokenBytes(), holdsBefore, writersChannel,
+        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 3, keys.lockBytes(), ended,
+                keys.fenceBytes(), field, token, holdsBefore, writersChannel,
                 readersChannel, commands.fenceRetention()));
     }
 
     @Override
-    public int holdCount(LockCommands commands, LockKeys keys, String field) {
+    public int holdCount(LockCommands commands, KeyNames keys, String field) {
         return (int) holds(commands, keys, field, "count", side());
     }
 
     /** Whether this side is held: a read hold exists (read side), or the write hold (write side). */
     @Override
-    public boolean isLocked(LockCommands commands, LockKeys keys) {
+    public boolean isLocked(LockCommands commands, KeyNames keys) {
         return holds(commands, keys, "", "locked", side()) == 1;
     }
 
     /** The lease of {@code field}'s hold, or if it holds nothing here, the longest of this side's holds. */
     @Override
-    public long remainingLeaseMillis(LockCommands commands, LockKeys keys, String field) {
+    public long remainingLeaseMillis(LockCommands commands, KeyNames keys, String field) {
         return holds(commands, keys, field, "lease", side());
     }
 
     /** Whether either side is held. */
-    boolean eitherLocked(LockCommands commands, LockKeys keys) {
+    boolean eitherLocked(LockCommands commands, KeyNames keys) {
         return holds(commands, keys, "", "locked", BOTH) == 1;
     }
 
     /** The hash as {@code rw-holds.lua} reads it: only holds whose own lease has not ended count. */
-    private static long holds(LockCommands commands, LockKeys keys, String field, String question, byte[] side) {
+    private static long holds(LockCommands commands, KeyNames keys, String field, String question, byte[] side) {
         return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
                 Encoding.bytes(field), Encoding.bytes(question), side));
     }
 
     /** Ends this side's holds only: the write hold, or every read hold. */
     @Override
-    public boolean forceUnlock(LockCommands commands, LockKeys keys) {
+    public boolean forceUnlock(LockCommands commands, KeyNames keys) {
         return forceUnlock(commands, keys, side());
     }
 
     /** Ends the holds of both sides. */
-    boolean forceUnlockBoth(LockCommands commands, LockKeys keys) {
+    boolean forceUnlockBoth(LockCommands commands, KeyNames keys) {
         return forceUnlock(commands, keys, BOTH);
     }
 
-    private boolean forceUnlock(LockCommands commands, LockKeys keys, byte[] side) {
+    private boolean forceUnlock(LockCommands commands, KeyNames keys, byte[] side) {
         return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
                 writersChannel, readersChannel, side)) == 1L;
     }
@@ -145,25 +143,20 @@ final class ReadWriteSide implements LockKind {
 
     /** The write lock is refused to an owner that holds only the read lock: it would wait for itself. */
     @Override
-    public void check(HoldRegistry holds, LockKeys keys, String ownerId, String describedOwner) {
+    public void check(HeldHere holds, KeyNames keys, String ownerId, String describedOwner) {
         if (!writer) {
             return;
         }
-        Hold read = holds.get(keys, ownerId); // the read hold: same hash, the owner id as field
-        if (held(read) && !held(holds.get(keys, field(ownerId)))) {
+        // the read hold: same hash, the owner id as field
+        if (holds.heldHere(keys, ownerId) && !holds.heldHere(keys, field(ownerId))) {
             throw new IllegalMonitorStateException("Lock '" + keys.name() + "': " + describedOwner + " holds the read "
                     + "lock and asked for the write lock, which would wait for that read hold forever. Release the "
                     + "read lock first, or take the write lock first and the read lock inside it (a downgrade)");
         }
     }
 
-    /** Still held as far as this client knows: not lost, and not a fixed lease that ran out. */
-    private static boolean held(@Nullable Hold hold) {
-        return hold != null && !hold.lost() && !hold.fixedLeaseEnded();
-    }
-
     @Override
-    public ScriptCall gaveUp(LockKeys keys, byte[] field) {
+    public ScriptCall gaveUp(KeyNames keys, byte[] field) {
         // a writer held readers back, a reader held back writers that came after it
         // and a hold a release gave it that it never took up goes back, waking both sides
         return new ScriptCall(LuaScript.RW_WITHDRAW, 1, keys.lockBytes(), field, writer ? readersChannel : writersChannel,

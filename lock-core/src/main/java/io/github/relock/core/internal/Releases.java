@@ -19,8 +19,6 @@ final class Releases {
     /** Attempts for one release whose outcome the network left unknown; they can never count twice. */
     private static final int ATTEMPTS = 3;
     private static final long RETRY_PAUSE_MILLIS = 50;
-    /** transfer.lua answered with an error on the first try, so it changed nothing. */
-    static final long TRANSFER_REFUSED = -2;
 
     private final LockKeys keys;
     private final ClientContext context;
@@ -87,7 +85,7 @@ final class Releases {
             // stops renewal before the release (or the hand-off) runs; the hold is still listed as held until it ends
             context.holds().removeForRelease(hold);
             try {
-                HandOff.Outcome handedOn = keys.kind().handsOff() ? new HandOff(keys, context, this).handOn(hold)
+                HandOff.Outcome handedOn = keys.kind().handsOff() ? new HandOff(keys, context, this::transfer).handOn(hold)
                         : HandOff.Outcome.NOT_TRIED;
                 if (handedOn != HandOff.Outcome.NOT_TRIED) {
                     return handedOn == HandOff.Outcome.DONE;
@@ -130,16 +128,16 @@ final class Releases {
 
     /** Holds left after giving back one of {@code before}, or -1 if this hold is no longer in Redis. */
     long release(Hold hold, int before) {
-        return resend(() -> keys.kind().release(context.commands(), hold, before), null);
+        return resend(() -> keys.kind().release(context.commands(), hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before), null);
     }
 
     /**
-     * Moves the last hold to {@code to}; see {@link LockCommands#transfer}. {@link #TRANSFER_REFUSED} if the
+     * Moves the last hold to {@code to}; see {@link LockCommands#transfer}. {@link HandOff#TRANSFER_REFUSED} if the
      * first attempt was refused outright, which happens before any write (transfer.lua writes in before out).
      */
     long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst) {
         return resend(() -> context.commands().transfer(keys, hold.ownerId(), hold.fencingToken(), to.ownerId(),
-                to.leaseMillis(), othersFirst), TRANSFER_REFUSED);
+                to.leaseMillis(), othersFirst), HandOff.TRANSFER_REFUSED);
     }
 
     /** An error reply to the first attempt returns {@code onFirstRefusal}, if given. */

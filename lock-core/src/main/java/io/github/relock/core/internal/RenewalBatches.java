@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
@@ -20,15 +21,18 @@ final class RenewalBatches {
     private RenewalBatches() {
     }
 
-    /** @param perSlot whether to split by Cluster slot (right for either topology, so use it when unsure) */
-    static List<List<Hold>> of(Collection<Hold> holds, boolean perSlot) {
-        Map<Integer, List<Hold>> bySlot = new LinkedHashMap<>();
-        for (Hold hold : holds) {
-            int slot = perSlot ? ClusterSlotHashUtil.calculateSlot(hold.keys().lockBytes()) : 0;
+    /**
+     * @param lockKey the lock key of a hold, UTF-8
+     * @param perSlot whether to split by Cluster slot (right for either topology, so use it when unsure)
+     */
+    static <T> List<List<T>> of(Collection<T> holds, Function<T, byte[]> lockKey, boolean perSlot) {
+        Map<Integer, List<T>> bySlot = new LinkedHashMap<>();
+        for (T hold : holds) {
+            int slot = perSlot ? ClusterSlotHashUtil.calculateSlot(lockKey.apply(hold)) : 0;
             bySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(hold);
         }
-        List<List<Hold>> batches = new ArrayList<>();
-        for (List<Hold> slotHolds : bySlot.values()) {
+        List<List<T>> batches = new ArrayList<>();
+        for (List<T> slotHolds : bySlot.values()) {
             for (int from = 0; from < slotHolds.size(); from += SIZE) {
                 batches.add(slotHolds.subList(from, Math.min(slotHolds.size(), from + SIZE)));
             }

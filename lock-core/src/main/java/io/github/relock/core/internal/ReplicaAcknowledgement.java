@@ -36,13 +36,13 @@ final class ReplicaAcknowledgement {
      * Runs the acquire script, then WAITs. Not acknowledged: the hold just taken is released on the same
      * connection (so after it in the replication stream) and {@link AcquireReply#notAcknowledged()} returned.
      *
-     * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first {@link LockCommands#ACQUIRE_KEYS} are keys
+     * @param acquireArgs keys and arguments of {@code acquire.lua}, whose first {@link LuaScript#ACQUIRE_KEYS} are keys
      * @param release     keys and arguments of {@code release.lua} that give the acquisition back
      */
-    @Nullable AcquireReply acquire(RedisConnection connection, LockKeys keys, byte[][] acquireArgs, GiveBack release) {
+    @Nullable AcquireReply acquire(RedisConnection connection, KeyNames keys, byte[][] acquireArgs, GiveBack release) {
         return OwnConnection.run(connection, own -> {
             checkTimeout(own);
-            List<Object> raw = own.eval(LuaScript.ACQUIRE, LockCommands.ACQUIRE_KEYS, acquireArgs);
+            List<Object> raw = own.eval(LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, acquireArgs);
             AcquireReply reply = AcquireReply.of(raw);
             if (raw == null || reply == null || !reply.acquired()) {
                 return reply;
@@ -101,7 +101,7 @@ final class ReplicaAcknowledgement {
         }
     }
 
-    private static void giveBack(ScriptConnection own, LockKeys keys, byte[][] releaseArgs) {
+    private static void giveBack(ScriptConnection own, KeyNames keys, byte[][] releaseArgs) {
         try {
             own.eval(LuaScript.RELEASE, 3, releaseArgs);
         }

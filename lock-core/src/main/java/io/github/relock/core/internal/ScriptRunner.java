@@ -14,6 +14,7 @@ import org.springframework.data.redis.connection.PoolException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.core.UnsupportedRedisDriverException;
 import io.github.relock.core.internal.redis.AsyncScripts;
@@ -39,11 +40,16 @@ final class ScriptRunner {
     private final ClientScheduler scheduler;
     private final AsyncScripts scripts;
 
+    /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
+    static boolean isCluster(RedisConnectionFactory factory) {
+        return factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+    }
+
     ScriptRunner(RedisConnectionFactory factory, ClientScheduler scheduler) {
         this.factory = factory;
         this.scheduler = scheduler;
         this.scripts = new AsyncScripts(scheduler);
-        this.sharded = ShardedPubSubConnection.isCluster(factory);
+        this.sharded = isCluster(factory);
         try {
             // the one connection opened at build: it also shows what a wrapping factory's driver is
             query(connection -> {

@@ -2,17 +2,27 @@ package io.github.relock.core.internal;
 
 import java.time.Duration;
 
-import io.github.relock.core.LockNames;
-import io.github.relock.core.LockSettings;
-import io.github.relock.core.RedisLockClientSettings;
-
 /**
- * The range rules of lock names and settings, in one place: {@link LockSettings}, {@link RedisLockClientSettings}
- * and {@link LockNames} check their values here, and so does the starter's {@code relock.*} binding, which names
+ * The range rules of lock names and settings, in one place: {@link io.github.relock.core.LockSettings}, {@link io.github.relock.core.RedisLockClientSettings}
+ * and {@link io.github.relock.core.LockNames} check their values here, and so does the starter's {@code relock.*} binding, which names
  * the property in its message. Each check returns its value, or throws an {@link IllegalArgumentException} that
- * says what is allowed.
+ * says what is allowed. The limits live here too, so that the rules depend on nothing above them; the public
+ * settings show them under their own names ({@link io.github.relock.core.LockSettings#MAX_LEASE} and the like).
  */
 public final class SettingRules {
+
+    /** Longest lease, maximum hold and fencing counter retention (see {@link io.github.relock.core.LockSettings#MAX_LEASE}). */
+    public static final Duration MAX_LEASE = Duration.ofDays(365);
+    /** Shortest watchdog timeout (see {@link io.github.relock.core.RedisLockClientSettings#MIN_WATCHDOG_TIMEOUT}). */
+    public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(100);
+    /** Longest watchdog timeout (see {@link io.github.relock.core.RedisLockClientSettings#MAX_WATCHDOG_TIMEOUT}). */
+    public static final Duration MAX_WATCHDOG_TIMEOUT = Duration.ofDays(1);
+    /** How much shorter than the command timeout WAIT's must be (see {@link io.github.relock.core.RedisLockClientSettings#REPLICA_ACK_MARGIN}). */
+    public static final Duration REPLICA_ACK_MARGIN = Duration.ofMillis(200);
+    /** What separates a logical name from its key (see {@link io.github.relock.core.LockNames#SEPARATOR}). */
+    public static final char NAME_SEPARATOR = ':';
+    /** Longest lock name, in characters (see {@link io.github.relock.core.LockNames#MAX_LENGTH}). */
+    public static final int MAX_NAME_LENGTH = 1024;
 
     private SettingRules() {
     }
@@ -36,8 +46,8 @@ public final class SettingRules {
      * @throws IllegalArgumentException naming {@code what}
      */
     public static Duration checkLease(String what, Duration duration) {
-        if (duration == null || duration.compareTo(Duration.ofMillis(1)) < 0 || duration.compareTo(LockSettings.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(what + " must be between 1ms and " + LockSettings.MAX_LEASE.toDays()
+        if (duration == null || duration.compareTo(Duration.ofMillis(1)) < 0 || duration.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException(what + " must be between 1ms and " + MAX_LEASE.toDays()
                     + " days, was " + duration);
         }
         return duration;
@@ -52,10 +62,10 @@ public final class SettingRules {
         return keyPrefix;
     }
 
-    /** A watchdog timeout: between {@link RedisLockClientSettings#MIN_WATCHDOG_TIMEOUT} and {@link RedisLockClientSettings#MAX_WATCHDOG_TIMEOUT}. */
+    /** A watchdog timeout: between {@link io.github.relock.core.RedisLockClientSettings#MIN_WATCHDOG_TIMEOUT} and {@link io.github.relock.core.RedisLockClientSettings#MAX_WATCHDOG_TIMEOUT}. */
     public static Duration checkWatchdogTimeout(Duration watchdogTimeout) {
-        if (watchdogTimeout == null || watchdogTimeout.compareTo(RedisLockClientSettings.MIN_WATCHDOG_TIMEOUT) < 0
-                || watchdogTimeout.compareTo(RedisLockClientSettings.MAX_WATCHDOG_TIMEOUT) > 0) {
+        if (watchdogTimeout == null || watchdogTimeout.compareTo(MIN_WATCHDOG_TIMEOUT) < 0
+                || watchdogTimeout.compareTo(MAX_WATCHDOG_TIMEOUT) > 0) {
             throw new IllegalArgumentException("watchdogTimeout must be between 100ms and 1d (renewal runs every "
                     + "third of it; a crashed holder blocks its locks this long), was " + watchdogTimeout);
         }
@@ -96,26 +106,26 @@ public final class SettingRules {
      * connection in it: the acquisition then fails with a timeout instead of a clean refusal, and what is sent
      * after it (the give-back) queues behind it. A command timeout of zero or less is none (Lettuce's rule).
      *
-     * @throws IllegalArgumentException if {@code replicaAckTimeout} is not at least {@link RedisLockClientSettings#REPLICA_ACK_MARGIN}
+     * @throws IllegalArgumentException if {@code replicaAckTimeout} is not at least {@link io.github.relock.core.RedisLockClientSettings#REPLICA_ACK_MARGIN}
      *                                  shorter than a positive {@code commandTimeout}
      */
     public static Duration checkReplicaAckTimeoutBelow(Duration replicaAckTimeout, Duration commandTimeout) {
         if (commandTimeout.compareTo(Duration.ZERO) > 0
-                && replicaAckTimeout.plus(RedisLockClientSettings.REPLICA_ACK_MARGIN).compareTo(commandTimeout) > 0) {
+                && replicaAckTimeout.plus(REPLICA_ACK_MARGIN).compareTo(commandTimeout) > 0) {
             throw new IllegalArgumentException("replicaAckTimeout (" + replicaAckTimeout + ") must be at least "
-                    + RedisLockClientSettings.REPLICA_ACK_MARGIN.toMillis() + "ms shorter than the connection factory's command timeout ("
+                    + REPLICA_ACK_MARGIN.toMillis() + "ms shorter than the connection factory's command timeout ("
                     + commandTimeout + "): Redis ends a timed-out WAIT at its next timer tick, and the client would "
                     + "give up on a WAIT that Redis still blocks the connection in");
         }
         return replicaAckTimeout;
     }
 
-    /** A fencing counter's retention: between 1 s and {@link LockSettings#MAX_LEASE}. */
+    /** A fencing counter's retention: between 1 s and {@link io.github.relock.core.LockSettings#MAX_LEASE}. */
     public static Duration checkFencingTokenRetention(Duration retention) {
         if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0
-                || retention.compareTo(LockSettings.MAX_LEASE) > 0) {
+                || retention.compareTo(MAX_LEASE) > 0) {
             throw new IllegalArgumentException("fencingTokenRetention must be between 1s and "
-                    + LockSettings.MAX_LEASE.toDays() + " days, was " + retention);
+                    + MAX_LEASE.toDays() + " days, was " + retention);
         }
         return retention;
     }
@@ -129,10 +139,10 @@ public final class SettingRules {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("a lock name must not be null or blank");
         }
-        if (name.indexOf(LockNames.SEPARATOR) >= 0) {
-            throw new IllegalArgumentException("name '" + name + "' contains '" + LockNames.SEPARATOR + "', which separates the "
+        if (name.indexOf(NAME_SEPARATOR) >= 0) {
+            throw new IllegalArgumentException("name '" + name + "' contains '" + NAME_SEPARATOR + "', which separates the "
                     + "name from the key, so two different locks could share one; use another separator, such as "
-                    + name.replace(LockNames.SEPARATOR, '.'));
+                    + name.replace(NAME_SEPARATOR, '.'));
         }
         return name;
     }
@@ -140,14 +150,14 @@ public final class SettingRules {
     /**
      * Checks a complete lock name.
      *
-     * @throws IllegalArgumentException if it is blank or longer than {@link LockNames#MAX_LENGTH}; the message says what to do
+     * @throws IllegalArgumentException if it is blank or longer than {@link io.github.relock.core.LockNames#MAX_LENGTH}; the message says what to do
      */
     public static String checkLockName(String lockName) {
         if (lockName == null || lockName.isBlank()) {
             throw new IllegalArgumentException("lock name must not be null or blank");
         }
-        if (lockName.length() > LockNames.MAX_LENGTH) {
-            throw new IllegalArgumentException("lock name must be at most " + LockNames.MAX_LENGTH + " characters, was "
+        if (lockName.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("lock name must be at most " + MAX_NAME_LENGTH + " characters, was "
                     + lockName.length() + " (starting '" + lockName.substring(0, 40) + "...'); lock on a shorter key, "
                     + "such as an id or a hash of the value");
         }

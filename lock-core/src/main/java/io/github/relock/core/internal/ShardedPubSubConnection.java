@@ -67,7 +67,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
 
     /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
     static boolean isCluster(RedisConnectionFactory factory) {
-        return factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+        return ScriptRunner.isCluster(factory);
     }
 
     @Override

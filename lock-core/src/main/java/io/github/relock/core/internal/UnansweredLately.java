@@ -2,16 +2,23 @@ package io.github.relock.core.internal;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 
 /**
  * Remembers, for a moment, that Redis did not answer a subscribe or an opening at one place (the pub/sub
- * connection, a cluster node): each waiter tries again every {@link AcquireLoop#RESUBSCRIBE_NANOS}, and
+ * connection, a cluster node): each waiter tries again every {@link #RESUBSCRIBE_NANOS}, and
  * without this would open a connection (or wait out a timeout) of its own each time.
  */
 final class UnansweredLately {
+
+    /**
+     * How often a waiter that is not subscribed looks at the lock again and subscribes again; an unanswered place
+     * is remembered this long.
+     */
+    static final long RESUBSCRIBE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** The place of a client's one classic pub/sub connection. */
     static final String CONNECTION = "";
@@ -25,7 +32,7 @@ final class UnansweredLately {
     /** Fails at once if Redis did not answer at {@code place} a moment ago. */
     void check(String place, String what) {
         Silence last = places.get(place);
-        if (last != null && System.nanoTime() - last.at() < AcquireLoop.RESUBSCRIBE_NANOS) {
+        if (last != null && System.nanoTime() - last.at() < RESUBSCRIBE_NANOS) {
             throw new RedisConnectionFailureException("Could not " + what + ": the pub/sub connection did not "
                     + "answer a moment ago (" + RedisFailures.describe(last.cause()) + ")", last.cause());
         }

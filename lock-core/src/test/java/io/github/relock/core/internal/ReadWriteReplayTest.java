@@ -89,6 +89,6 @@ class ReadWriteReplayTest {
     }
 
     private long release(Hold hold, int before) {
-        return hold.keys().kind().release(commands, hold, before);
+        return hold.keys().kind().release(commands, hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before);
     }
 }
