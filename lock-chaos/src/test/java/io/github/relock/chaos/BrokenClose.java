@@ -31,7 +31,7 @@ final class BrokenClose {
         ReleaseSubscriptions dummy = new ReleaseSubscriptions(real.commands().connectionFactory(), "chaos-dummy");
         set(runtime, "context", new ClientContext(real.clientId(), real.owners(), real.commands(), new HoldRegistry(),
                 real.waiting(), real.turns(), dummy, real.watchdogLeaseMillis(), real.openCheck(), real.lossReporter(),
-                real.async()));
+                real.async(), real.scheduler()));
     }
 
     private static Object get(Class<?> type, Object target, String name) {

@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.relock.core.internal.redis.ClientScheduler;
+
 /**
  * What a release announcement makes one client's waiters of a lock do: look at once (the lock is free, or
  * kept for this client), look when another client's turn or hold ends, or nothing (this client took it).
@@ -17,9 +19,9 @@ final class Announcements {
     /** This client's id and a colon, as its owner ids and turns begin; empty: turns are not told apart. */
     private final String ownClient;
     /** Runs the look after another client's turn; null: look at once. */
-    private final @Nullable AsyncRunner timers;
+    private final @Nullable ClientScheduler timers;
 
-    Announcements(String clientId, @Nullable AsyncRunner timers) {
+    Announcements(String clientId, @Nullable ClientScheduler timers) {
         this.ownClient = clientId.isEmpty() ? "" : clientId + ":";
         this.timers = timers;
     }
@@ -59,7 +61,7 @@ final class Announcements {
      * ended), unless an announcement comes first and cancels the look.
      */
     private void lookAfter(WaiterQueue queue, long nanos) {
-        AsyncRunner scheduler = timers;
+        ClientScheduler scheduler = timers;
         if (scheduler == null) {
             queue.wakeOne();
             return;

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One asynchronous wait for a lock: the same attempts as {@link AcquireLoop}, run on the client's
  * {@link AsyncRunner}, with no thread held in between. Between attempts the wait is a {@link ReleaseWaiter}
- * whose wake-up schedules the next attempt, and a timer at the holder's remaining lease or the deadline.
+ * whose wake-up schedules the next attempt, and a timer on the client's scheduler at the holder's remaining lease
+ * or the deadline.
  * Wake-ups, timers and a cancelled result are serialised into one step at a time.
  *
  * <p>The result may be completed by its caller at any moment (cancelled, or completed by hand): the wait
@@ -140,7 +141,7 @@ final class AsyncAcquire<T> {
             timer.cancel(false);
         }
         try {
-            timer = context.async().schedule(this::kick, nanos);
+            timer = context.scheduler().schedule(this::kick, nanos); // the step it kicks runs on the runner
         }
         catch (RejectedExecutionException ex) {
             throw new IllegalStateException("The RedisLockClient was closed while waiting for lock '" + keys.name()

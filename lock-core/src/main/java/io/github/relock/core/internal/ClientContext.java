@@ -2,6 +2,8 @@ package io.github.relock.core.internal;
 
 import java.util.function.Consumer;
 
+import io.github.relock.core.internal.redis.ClientScheduler;
+
 /**
  * What every lock handle of one client shares.
  *
@@ -15,9 +17,10 @@ import java.util.function.Consumer;
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
  * @param lossReporter        tells the lost-lock listeners of a hold found lost
- * @param async               runs the asynchronous calls' round trips and timers
+ * @param async               runs the asynchronous calls' round trips
+ * @param scheduler           the client's timer thread: runs the asynchronous waits' timers
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
         WaitingOwners waiting, OwnerTurns turns, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
-        Consumer<Hold> lossReporter, AsyncRunner async) {
+        Consumer<Hold> lossReporter, AsyncRunner async, ClientScheduler scheduler) {
 }

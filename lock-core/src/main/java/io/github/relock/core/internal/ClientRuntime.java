@@ -77,10 +77,10 @@ public final class ClientRuntime implements AutoCloseable {
         HoldRegistry holds = new HoldRegistry();
         AsyncRunner async = new AsyncRunner("relock-async-" + clientId);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
-                clientId, async);
+                clientId, async, scheduler);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
-                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async);
+                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async, scheduler);
         this.listeners.addAll(listeners);
         this.ownTold = lockLostExecutor == null ? new AsyncRunner("relock-listeners-" + clientId, 1) : null;
         this.told = lockLostExecutor != null ? lockLostExecutor : ownTold::execute;

@@ -7,6 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.relock.core.internal.redis.ClientScheduler;
+
 /**
  * The local waiters of one client, a {@link WaiterQueue} per lock they wait for. A lock's release channel
  * is subscribed while at least one local thread waits for that lock and unsubscribed when the last one
@@ -34,20 +36,21 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
-        this(factory, anchorChannel, "", null);
+        this(factory, anchorChannel, "", null, null);
     }
 
     /**
      * @param clientId the client's id, which starts its owner ids
-     * @param timers   where a waiter's look after another client's turn, and the pub/sub lane's calls, run
+     * @param timers    where the pub/sub lane's calls run
+     * @param scheduler where a waiter's look after another client's turn runs
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
-            @Nullable AsyncRunner timers) {
+            @Nullable AsyncRunner timers, @Nullable ClientScheduler scheduler) {
         this.connection = ShardedPubSubConnection.isCluster(factory)
-                ? new ShardedPubSubConnection(factory, anchorChannel, this)
+                ? new ShardedPubSubConnection(factory, anchorChannel, this, scheduler)
                 : new PubSubConnection(factory, anchorChannel, this);
         this.timers = timers;
-        this.announcements = new Announcements(clientId, timers);
+        this.announcements = new Announcements(clientId, scheduler);
         this.lane = new PubSubLane(timers);
         this.idle = new IdleChannels(queues, connection, lane, () -> closed);
     }

@@ -18,6 +18,8 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 
+import io.github.relock.core.internal.redis.ClientScheduler;
+
 /**
  * One client's release channels on a Redis Cluster: SSUBSCRIBE through Lettuce's cluster pub/sub connection,
  * which sends each channel to the node that owns its slot (the lock's, by its hash tag), where the release
@@ -56,11 +58,14 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     private volatile long generation;
     private volatile boolean closed;
 
-    ShardedPubSubConnection(RedisConnectionFactory factory, String anchorChannel, PubSubConnection.Events events) {
+    /** @param scheduler the client's timer thread, where slot moves are followed; null: a thread of its own */
+    ShardedPubSubConnection(RedisConnectionFactory factory, String anchorChannel, PubSubConnection.Events events,
+            @Nullable ClientScheduler scheduler) {
         this.factory = (LettuceConnectionFactory) factory;
         this.anchorChannel = anchorChannel;
         this.events = events;
-        this.resubscriber = new ShardedResubscriber("relock-pubsub-" + anchorChannel, channels, this::listening,
+        this.resubscriber = new ShardedResubscriber(scheduler != null ? scheduler
+                : new ClientScheduler("relock-pubsub-" + anchorChannel), scheduler == null, channels, this::listening,
                 this::client, events::mayHaveMissedReleases);
         this.listener = new ShardedListener(channels, events, resubscriber);
     }

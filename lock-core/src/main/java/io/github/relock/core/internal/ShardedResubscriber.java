@@ -2,8 +2,14 @@ package io.github.relock.core.internal;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -21,12 +27,15 @@ import io.lettuce.core.event.Event;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import reactor.core.Disposable;
 
+import io.github.relock.core.internal.redis.ClientScheduler;
+
 /**
  * Follows the slots of a client's sharded release channels ({@link ShardedPubSubConnection}), since Lettuce
  * (7.5) moves no sharded subscription: subscribes each channel again on its slot's owner when the node that
  * confirmed it no longer owns the slot, then wakes every waiter, which may have missed a release meanwhile.
  * It looks on request (an SUNSUBSCRIBE nobody asked for, a new connection), on a topology change Lettuce
  * reports, and on failed reconnects to a node a channel was confirmed on (after asking for the topology).
+ * It runs on the client's scheduler and waits for no reply there.
  */
 final class ShardedResubscriber {
 
@@ -36,13 +45,18 @@ final class ShardedResubscriber {
     private static final long RECONNECT_RESYNC_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** A channel that could not be subscribed again is tried again after this. */
     private static final long RETRY_MILLIS = 500;
+    /** A backstop beyond the connection's own command timeout, for clients that turned Lettuce's timeouts off. */
+    private static final long BACKSTOP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** Channel to the id of the node that confirmed it, shared with the connection. */
     private final Map<String, String> channels;
     private final Supplier<@Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]>> listening;
     private final Supplier<RedisClusterClient> client;
     private final Runnable wakeEveryWaiter;
-    private final ScheduledThreadPoolExecutor resyncs;
+    /** Where the looks run and their replies are handled; nothing run there waits for Redis. */
+    private final ClientScheduler scheduler;
+    /** Whether {@link #scheduler} is this one's own, closed with it. */
+    private final boolean ownScheduler;
     private final AtomicBoolean resyncQueued = new AtomicBoolean();
     private volatile long lastReconnectResync = System.nanoTime() - RECONNECT_RESYNC_PAUSE_NANOS;
     private volatile @Nullable Disposable clusterEvents;
@@ -51,20 +65,15 @@ final class ShardedResubscriber {
     /**
      * @param listening the connection the channels are subscribed on; null once there is none to follow
      */
-    ShardedResubscriber(String threadName, Map<String, String> channels,
+    ShardedResubscriber(ClientScheduler scheduler, boolean ownScheduler, Map<String, String> channels,
             Supplier<@Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]>> listening,
             Supplier<RedisClusterClient> client, Runnable wakeEveryWaiter) {
+        this.scheduler = scheduler;
+        this.ownScheduler = ownScheduler;
         this.channels = channels;
         this.listening = listening;
         this.client = client;
         this.wakeEveryWaiter = wakeEveryWaiter;
-        this.resyncs = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
-        resyncs.setKeepAliveTime(10, TimeUnit.SECONDS); // no idle thread per client between topology changes
-        resyncs.allowCoreThreadTimeOut(true);
     }
 
     /** Listens to {@code cluster}'s topology and connection events, once. */
@@ -117,7 +126,7 @@ final class ShardedResubscriber {
             return;
         }
         try {
-            resyncs.schedule(() -> resync(refreshTopology), delayMillis, TimeUnit.MILLISECONDS);
+            scheduler.schedule(() -> resync(refreshTopology), TimeUnit.MILLISECONDS.toNanos(delayMillis));
         }
         catch (RuntimeException ex) {
             resyncQueued.set(false); // closed meanwhile
@@ -126,7 +135,9 @@ final class ShardedResubscriber {
 
     /**
      * Subscribes again every channel whose slot is no longer owned by the node that confirmed it, then wakes
-     * every waiter: a release announced while it was not subscribed reached nobody.
+     * every waiter: a release announced while it was not subscribed reached nobody. Runs on the scheduler and
+     * waits for nothing: the topology and the SSUBSCRIBEs complete futures, each bounded by the connection's
+     * command timeout, and what comes of them is handled on the scheduler again.
      */
     private void resync(boolean refreshTopology) {
         resyncQueued.set(false);
@@ -135,12 +146,32 @@ final class ShardedResubscriber {
             return;
         }
         try {
-            RedisClusterClient cluster = client.get();
-            if (refreshTopology) {
-                cluster.refreshPartitions();
+            if (!refreshTopology) {
+                subscribeMoved(current);
+                return;
             }
-            boolean moved = false;
-            boolean failed = false;
+            within(client.get().refreshPartitionsAsync().toCompletableFuture(), current.getTimeout())
+                    .whenComplete((refreshed, failure) -> {
+                        if (failure != null) {
+                            retry("Could not ask for the topology; retrying", failure);
+                        }
+                        else {
+                            onScheduler(() -> subscribeMoved(current));
+                        }
+                    });
+        }
+        catch (RuntimeException ex) {
+            retry("Could not follow a topology change; retrying", ex);
+        }
+    }
+
+    private void subscribeMoved(StatefulRedisClusterPubSubConnection<byte[], byte[]> current) {
+        if (closed) {
+            return;
+        }
+        try {
+            RedisClusterClient cluster = client.get();
+            List<CompletableFuture<Void>> sent = new ArrayList<>();
             for (Map.Entry<String, String> entry : channels.entrySet()) {
                 String channel = entry.getKey();
                 RedisClusterNode owner = ShardedCalls.owner(cluster, channel);
@@ -150,33 +181,65 @@ final class ShardedResubscriber {
                 if (!channels.replace(channel, entry.getValue(), ShardedPubSubConnection.UNCONFIRMED)) {
                     continue; // unsubscribed, or confirmed, meanwhile
                 }
-                moved = true;
-                try {
-                    ShardedCalls.ssubscribe(current, channel);
-                }
-                catch (RuntimeException ex) {
-                    failed = true;
-                    log.debug("Could not subscribe to {} again; retrying", channel, ex);
-                }
+                sent.add(within(current.async().ssubscribe(ShardedCalls.bytes(channel)).toCompletableFuture(),
+                        current.getTimeout()).thenApply(reply -> null));
             }
-            if (moved) {
+            if (sent.isEmpty()) {
+                return;
+            }
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).whenComplete((done, failure) -> {
                 log.debug("Release channels subscribed again on their slots' owners; waking every waiter");
-                wakeEveryWaiter.run();
-            }
-            if (failed) {
-                resubscribe(true, RETRY_MILLIS);
-            }
+                onScheduler(wakeEveryWaiter);
+                if (failure != null) {
+                    retry("Could not subscribe to a channel again; retrying", failure);
+                }
+            });
         }
         catch (RuntimeException ex) {
             // nothing moved yet: the waiters keep their subscriptions, and their lease timers
-            log.debug("Could not follow a topology change; retrying", ex);
-            resubscribe(true, RETRY_MILLIS);
+            retry("Could not follow a topology change; retrying", ex);
         }
+    }
+
+    private void retry(String why, Throwable failure) {
+        log.debug(why, failure);
+        resubscribe(true, RETRY_MILLIS);
+    }
+
+    /** Runs {@code task} on the scheduler (a future completes on Lettuce's event loop, where nothing may wait). */
+    private void onScheduler(Runnable task) {
+        try {
+            scheduler.execute(task);
+        }
+        catch (RejectedExecutionException closing) {
+            // the client is closing: nothing more is followed
+        }
+    }
+
+    /**
+     * {@code reply}, failed with a timeout once Lettuce's own command timeout (and a little more) has passed,
+     * by a timer on the scheduler: a node that does not answer ties up no thread.
+     */
+    private <T> CompletableFuture<T> within(CompletableFuture<T> reply, Duration timeout) {
+        if (!reply.isDone()) {
+            try {
+                ScheduledFuture<?> timer = scheduler.schedule(() -> reply.completeExceptionally(new TimeoutException(
+                        "Redis did not answer within " + timeout.toMillis() + " ms")),
+                        timeout.toNanos() + BACKSTOP_NANOS);
+                reply.whenComplete((value, failure) -> timer.cancel(false));
+            }
+            catch (RejectedExecutionException closing) {
+                reply.completeExceptionally(new IllegalStateException("The client is closed", closing));
+            }
+        }
+        return reply;
     }
 
     void close() {
         closed = true;
-        resyncs.shutdownNow();
+        if (ownScheduler) {
+            scheduler.close();
+        }
         Disposable events = clusterEvents;
         if (events != null) {
             events.dispose();

@@ -2,6 +2,7 @@ package io.github.relock.core.threads;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,18 +18,23 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.lettuce.core.cluster.SlotHash;
 
 import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.test.RedisClusterSetup;
+import io.github.relock.test.RedisServer;
 import io.github.relock.test.RedisServerExtension;
 
 /**
  * The threads a client runs beyond Lettuce's event loops, whatever it does: its scheduler (renewal rounds, their
- * lease-end checks, timers), one thread for lost-lock listeners, and the runner pool that still carries the
- * subscriptions and the asynchronous calls' round trips; none of them outlives close(). The target, at most two,
- * is pinned by the disabled tests below.
+ * lease-end checks, timers, a cluster client's resubscriptions), one thread for lost-lock listeners, and the runner
+ * pool that still carries the subscriptions and the asynchronous calls' round trips; none of them outlives close().
+ * The target, at most two, is pinned by the disabled tests below.
  */
 @Timeout(60)
 class ClientThreadsTest {
@@ -53,6 +59,66 @@ class ClientThreadsTest {
     @Test
     void syncWaitersWatchdogHoldsAndALostLockRunAtMostTwoThreadsThatEndWithTheClient() throws Exception {
         assertThat(syncWaitersWatchdogHoldsAndALostLock("threads")).hasSizeLessThanOrEqualTo(MAX_THREADS);
+    }
+
+    /**
+     * On a Redis Cluster, a slot move while threads wait has the client subscribe their release channel again on the
+     * slot's new owner: that look runs on the scheduler, not a thread of its own, and the waiters still hear the
+     * release.
+     */
+    @Test
+    void aClusterClientFollowsASlotMoveOnItsScheduler() throws Exception {
+        try (RedisClusterSetup cluster = RedisClusterSetup.start(3, 0)) {
+            assumeTrue(Integer.parseInt(cluster.nodes().get(0).version().split("\\.")[0]) >= 7,
+                    "sharded pub/sub: Redis 7");
+            LettuceConnectionFactory factory = cluster.newConnectionFactory();
+            LettuceConnectionFactory otherFactory = cluster.newConnectionFactory();
+            RedisLockClient client = RedisLockClient.builder(factory).clientId("cluster-threads")
+                    .watchdogTimeout(WATCHDOG).build();
+            Sampler sampler = new Sampler(client.getClientId());
+            try (RedisLockClient holder = RedisLockClient.builder(otherFactory).build()) {
+                sampler.start();
+                String name = "threads:moving";
+                holder.getLock(name).lock();
+                List<CompletableFuture<Boolean>> waits = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    waits.add(CompletableFuture.supplyAsync(() -> {
+                        ReentrantDistributedLock lock = client.getLock(name);
+                        try {
+                            boolean got = lock.tryLock(20, TimeUnit.SECONDS);
+                            if (got) {
+                                lock.unlock();
+                            }
+                            return got;
+                        }
+                        catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
+                            return false;
+                        }
+                    }, runnable -> new Thread(runnable).start()));
+                }
+                Thread.sleep(500); // subscribed
+                int slot = SlotHash.getSlot(client.redisKeys(name).lock());
+                RedisServer from = cluster.nodeForSlot(slot);
+                cluster.migrateSlot(slot, cluster.nodes().stream().filter(node -> node != from).findFirst().orElseThrow());
+                Thread.sleep(1_000); // subscribed again on the new owner
+                holder.getLock(name).unlock();
+                for (CompletableFuture<Boolean> wait : waits) {
+                    assertThat(wait.get(30, TimeUnit.SECONDS)).isTrue();
+                }
+            }
+            finally {
+                sampler.stop();
+                client.close();
+                factory.destroy();
+                otherFactory.destroy();
+            }
+            await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(sampler.alive()).isEmpty());
+            assertThat(sampler.seen()).allMatch(name -> name.startsWith("relock-scheduler-")
+                    || name.startsWith("relock-listeners-") || name.startsWith("relock-async-"),
+                    "the scheduler, the listener thread or the runner pool");
+            assertThat(sampler.seen()).hasSizeLessThanOrEqualTo(MAX_THREADS + RUNNER_THREADS);
+        }
     }
 
     /** The threads of the client seen while it ran; asserts they all end after close(). */
