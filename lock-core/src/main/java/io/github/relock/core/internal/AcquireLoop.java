@@ -161,16 +161,6 @@ final class AcquireLoop {
         return JoinWithin.forThisThread(keys, context, context.commands().awaitsReplicas() ? null : candidate, name);
     }
 
-    /** A failed subscription: null (wait without one) if Redis did not answer, else the wait's failure. */
-    static @Nullable ReleaseWaiter unsubscribed(LockKeys keys, DataAccessException ex) {
-        if (!RedisFailures.refused(ex)) {
-            log.debug("Could not subscribe to the releases of lock '{}'; looking again in a moment", keys.name(), ex);
-            return null;
-        }
-        throw new LockOperationException(keys.name(), keys.lock(), "Could not wait for lock '" + keys.name()
-                + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
-    }
-
     private boolean interruptedWhileWaiting(boolean interruptible) throws InterruptedException {
         if (interruptible) {
             throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");

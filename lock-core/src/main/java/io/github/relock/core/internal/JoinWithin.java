@@ -6,7 +6,11 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+
+import io.github.relock.core.LockOperationException;
 
 /**
  * One waiter's join of its lock's release channel, run on the client's {@link PubSubLane}: opening the pub/sub
@@ -14,6 +18,8 @@ import org.springframework.dao.DataAccessException;
  * waiter keeps its own deadline and goes on trying the lock meanwhile. Used by one waiter at a time.
  */
 final class JoinWithin {
+
+    private static final Logger log = LoggerFactory.getLogger(JoinWithin.class);
 
     private final LockKeys keys;
     private final CompletableFuture<ReleaseWaiter> joined = new CompletableFuture<>();
@@ -100,7 +106,7 @@ final class JoinWithin {
         catch (CompletionException ex) {
             Throwable cause = ex.getCause();
             if (cause instanceof DataAccessException failure) {
-                return AcquireLoop.unsubscribed(keys, failure);
+                return unsubscribed(keys, failure);
             }
             if (cause instanceof RuntimeException failure) {
                 throw failure;
@@ -119,5 +125,15 @@ final class JoinWithin {
             abandoned = true;
             joined.thenAccept(ReleaseWaiter::close);
         }
+    }
+
+    /** A failed subscription: null (wait without one) if Redis did not answer, else the wait's failure. */
+    static @Nullable ReleaseWaiter unsubscribed(LockKeys keys, DataAccessException ex) {
+        if (!RedisFailures.refused(ex)) {
+            log.debug("Could not subscribe to the releases of lock '{}'; looking again in a moment", keys.name(), ex);
+            return null;
+        }
+        throw new LockOperationException(keys.name(), keys.lock(), "Could not wait for lock '" + keys.name()
+                + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
     }
 }

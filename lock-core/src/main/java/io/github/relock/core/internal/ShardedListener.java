@@ -37,9 +37,9 @@ final class ShardedListener extends RedisClusterPubSubAdapter<byte[], byte[]> {
     public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
         String name = ShardedCalls.string(channel);
         String before = channels.get(name);
-        String now = node == null ? ShardedPubSubConnection.UNCONFIRMED : node.getNodeId();
+        String now = node == null ? ShardedResubscriber.UNCONFIRMED : node.getNodeId();
         // confirmed before: Lettuce subscribed it again after a reconnect, and releases may have gone unheard
-        if (before != null && channels.replace(name, before, now) && !before.equals(ShardedPubSubConnection.UNCONFIRMED)) {
+        if (before != null && channels.replace(name, before, now) && !before.equals(ShardedResubscriber.UNCONFIRMED)) {
             log.debug("Release channel {} subscribed again after a reconnect; waking every waiter", name);
             events.mayHaveMissedReleases();
         }
@@ -50,7 +50,7 @@ final class ShardedListener extends RedisClusterPubSubAdapter<byte[], byte[]> {
         String name = ShardedCalls.string(channel);
         String before = channels.get(name);
         // still wanted: the node gave up the slot (a migration), so subscribe where it went
-        if (before != null && channels.replace(name, before, ShardedPubSubConnection.UNCONFIRMED)) {
+        if (before != null && channels.replace(name, before, ShardedResubscriber.UNCONFIRMED)) {
             resubscriber.resubscribe(true, 0);
         }
     }

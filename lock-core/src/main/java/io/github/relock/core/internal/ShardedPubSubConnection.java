@@ -40,14 +40,13 @@ final class ShardedPubSubConnection implements ReleaseChannels {
 
     /** Generations of the classic fallback start here, so a channel subscribed before the switch is subscribed again. */
     private static final long CLASSIC_GENERATIONS = 1L << 32;
-    static final String UNCONFIRMED = "";
 
     private final LettuceConnectionFactory factory;
     private final String anchorChannel;
     private final PubSubConnection.Events events;
     /** Guards opening and the switch to classic, which talk to Redis: not a monitor, so virtual threads do not pin. */
     private final ReentrantLock opening = new ReentrantLock();
-    /** Channels with local waiters, each with the id of the node that confirmed it ({@value #UNCONFIRMED}: none yet). */
+    /** Channels with local waiters, each with the id of the node that confirmed it ({@value ShardedResubscriber#UNCONFIRMED}: none yet). */
     private final Map<String, String> channels = new ConcurrentHashMap<>();
     private final ShardedResubscriber resubscriber;
     private final ShardedListener listener;
@@ -96,7 +95,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         long on = generation;
         String node = nodeOf(channel);
         unanswered.check(node, "subscribe to " + channel);
-        channels.putIfAbsent(channel, UNCONFIRMED); // before it is sent: the confirmation must find it
+        channels.putIfAbsent(channel, ShardedResubscriber.UNCONFIRMED); // before it is sent: the confirmation must find it
         try {
             Interrupts.uninterruptibly(() -> ShardedCalls.ssubscribe(current, channel));
         }
@@ -174,7 +173,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             }
             if (current != null) {
                 // the channels of the closed connection: on the new one, and their waiters look again
-                channels.replaceAll((channel, node) -> UNCONFIRMED);
+                channels.replaceAll((channel, node) -> ShardedResubscriber.UNCONFIRMED);
                 resubscriber.resubscribe(false, 0);
             }
             return fresh;

@@ -40,6 +40,8 @@ import io.github.relock.core.internal.redis.ClientScheduler;
 final class ShardedResubscriber {
 
     private static final Logger log = LoggerFactory.getLogger(ShardedResubscriber.class);
+    /** A channel's node while no node has confirmed its subscription yet. */
+    static final String UNCONFIRMED = "";
 
     /** Failed reconnects come many a second: this is the most often they make it ask for the topology. */
     private static final long RECONNECT_RESYNC_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -178,7 +180,7 @@ final class ShardedResubscriber {
                 if (owner != null && owner.getNodeId().equals(entry.getValue())) {
                     continue;
                 }
-                if (!channels.replace(channel, entry.getValue(), ShardedPubSubConnection.UNCONFIRMED)) {
+                if (!channels.replace(channel, entry.getValue(), UNCONFIRMED)) {
                     continue; // unsubscribed, or confirmed, meanwhile
                 }
                 sent.add(within(current.async().ssubscribe(ShardedCalls.bytes(channel)).toCompletableFuture(),

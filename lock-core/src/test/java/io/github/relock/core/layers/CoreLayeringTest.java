@@ -3,8 +3,6 @@ package io.github.relock.core.layers;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import java.util.Set;
-
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -23,16 +21,6 @@ import org.junit.jupiter.api.Test;
 class CoreLayeringTest {
 
     private static final String CORE_PACKAGE = "io.github.relock.core";
-
-    /**
-     * The asynchronous acquisition and pub/sub classes, which are being reworked on their own and are left out of the
-     * class-cycle rule until that work lands; empty this set then, so the rule covers every class of lock-core.
-     */
-    private static final Set<String> OUTSIDE_THE_CLASS_CYCLE_RULE = Set.of(
-            "AsyncAcquire", "AsyncCalls", "AsyncRunner", "AcquireLoop", "JoinWithin", "PubSubLane", "IdleChannels",
-            "PubSubConnection", "ShardedPubSubConnection", "ShardedListener", "ShardedCalls", "ShardedResubscriber",
-            "ReleaseSubscriptions", "ReleaseWaiter", "WaiterQueue", "Announcements", "ClientRuntime",
-            "ClientContext");
 
     private static final JavaClasses CORE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -59,22 +47,14 @@ class CoreLayeringTest {
         slices().assignedFrom(coreClassesByTopLevelClass()).should().beFreeOfCycles().check(CORE);
     }
 
-    /**
-     * One slice per top-level class of lock-core; classes outside lock-core, under {@code internal.redis} or in
-     * {@link #OUTSIDE_THE_CLASS_CYCLE_RULE} belong to none.
-     */
+    /** One slice per top-level class of lock-core; classes outside lock-core belong to none. */
     private static SliceAssignment coreClassesByTopLevelClass() {
         return new SliceAssignment() {
             @Override
             public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
                 String packageName = javaClass.getPackageName();
                 boolean inCore = packageName.equals(CORE_PACKAGE) || packageName.startsWith(CORE_PACKAGE + ".");
-                if (!inCore || packageName.startsWith(CORE_PACKAGE + ".internal.redis")) {
-                    return SliceIdentifier.ignore();
-                }
-                String topLevel = topLevelName(javaClass);
-                return OUTSIDE_THE_CLASS_CYCLE_RULE.contains(topLevel.substring(packageName.length() + 1))
-                        ? SliceIdentifier.ignore() : SliceIdentifier.of(topLevel);
+                return inCore ? SliceIdentifier.of(topLevelName(javaClass)) : SliceIdentifier.ignore();
             }
 
             @Override
