@@ -10,10 +10,15 @@ import io.github.relock.test.RedisServerExtension;
 
 /**
  * Another application instance for a test class: a lock client on a connection factory of its own, made before
- * the class's first test and closed after its last; register it with a later {@code @Order} than the class's
- * {@link RedisServerExtension}.
+ * the class's first test and closed after its last; register it with {@code @Order(AFTER_REDIS)}.
  */
 public final class OtherInstance implements BeforeAllCallback, AfterAllCallback {
+
+    /**
+     * An {@code @Order} after every extension field without one, such as the class's {@link RedisServerExtension}:
+     * the server is up before this client starts and still up when it closes.
+     */
+    public static final int AFTER_REDIS = Integer.MAX_VALUE;
 
     private final RedisServerExtension redis;
     private RedisLockClient client;

@@ -38,12 +38,11 @@ import io.github.relock.test.RedisServerExtension;
 class DistributedLockAspectTest {
 
     @RegisterExtension
-    @org.junit.jupiter.api.Order(1)
     static final RedisServerExtension redis = new RedisServerExtension();
 
     /** Another application instance, holding locks the context under test must wait for. */
     @RegisterExtension
-    @org.junit.jupiter.api.Order(2)
+    @org.junit.jupiter.api.Order(OtherInstance.AFTER_REDIS)
     static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final ApplicationContextRunner runner = RelockContexts.on(redis).withUserConfiguration(Beans.class)

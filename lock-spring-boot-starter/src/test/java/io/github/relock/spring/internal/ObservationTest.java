@@ -29,11 +29,10 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 class ObservationTest {
 
     @RegisterExtension
-    @Order(1)
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @RegisterExtension
-    @Order(2)
+    @Order(OtherInstance.AFTER_REDIS)
     static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final TestObservationRegistry registry = TestObservationRegistry.create();

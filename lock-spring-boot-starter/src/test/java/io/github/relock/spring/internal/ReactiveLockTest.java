@@ -43,11 +43,10 @@ import reactor.core.publisher.Mono;
 class ReactiveLockTest {
 
     @RegisterExtension
-    @Order(1)
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @RegisterExtension
-    @Order(2)
+    @Order(OtherInstance.AFTER_REDIS)
     static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final ApplicationContextRunner runner = RelockContexts.on(redis).withBean(Work.class)

@@ -27,11 +27,10 @@ import reactor.core.publisher.Mono;
 class ReactiveObservationTest {
 
     @RegisterExtension
-    @Order(1)
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @RegisterExtension
-    @Order(2)
+    @Order(OtherInstance.AFTER_REDIS)
     static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final TestObservationRegistry registry = TestObservationRegistry.create();
