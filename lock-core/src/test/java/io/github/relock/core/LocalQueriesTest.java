@@ -11,12 +11,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.testing.TwoClients;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -31,21 +30,10 @@ class LocalQueriesTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    RedisLockClient client;
-    RedisLockClient other;
-
-    @BeforeEach
-    void setUp() {
-        client = RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(Duration.ofSeconds(2)).build();
-        other = RedisLockClient.builder(redis.newConnectionFactory()).build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        Thread.interrupted();
-        client.close();
-        other.close();
-    }
+    @RegisterExtension
+    final TwoClients clients = new TwoClients(
+            () -> RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(Duration.ofSeconds(2)).build(),
+            () -> RedisLockClient.builder(redis.newConnectionFactory()).build());
 
     @Test
     void theJdkIdiomFreesTheLockOnAPoolShutDownNowWhileTheBodyRuns() throws Exception {
@@ -53,7 +41,7 @@ class LocalQueriesTest {
         CountDownLatch inBody = new CountDownLatch(1);
         AtomicReference<Throwable> fromFinally = new AtomicReference<>();
         pool.execute(() -> {
-            ReentrantDistributedLock lock = client.getLock("idiom");
+            ReentrantDistributedLock lock = clients.first().getLock("idiom");
             lock.lock();
             try {
                 inBody.countDown();
@@ -77,21 +65,21 @@ class LocalQueriesTest {
         assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 
         long started = System.nanoTime();
-        ReentrantDistributedLock theirs = other.getLock("idiom");
+        ReentrantDistributedLock theirs = clients.second().getLock("idiom");
         assertThat(theirs.tryLock(5, TimeUnit.SECONDS)).as("another client takes the freed lock").isTrue();
         System.out.printf("another client took the lock %d ms after the pool ended%n",
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(500);
         assertThat(fromFinally.get()).as("the finally block ran through").isNull();
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(clients.first().heldLocks()).isEmpty();
         theirs.unlock();
     }
 
     @Test
     void queriesCostNoRedisCommand() {
         // the default watchdog timeout: no renewal round runs between the two counts
-        ReentrantDistributedLock lock = other.getLock("asked-locally");
-        ReentrantDistributedLock leased = other.getLock("asked-locally:leased");
+        ReentrantDistributedLock lock = clients.second().getLock("asked-locally");
+        ReentrantDistributedLock leased = clients.second().getLock("asked-locally:leased");
         long before = CommandStats.allCalls(redis.commands());
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(lock.getHoldCount()).isZero();
@@ -117,7 +105,7 @@ class LocalQueriesTest {
 
     @Test
     void queriesAnswerOnAnInterruptedThreadAndKeepTheStatus() {
-        ReentrantDistributedLock lock = client.getLock("asked-interrupted");
+        ReentrantDistributedLock lock = clients.first().getLock("asked-interrupted");
         lock.lock();
         Thread.currentThread().interrupt();
         assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -130,7 +118,7 @@ class LocalQueriesTest {
 
     @Test
     void unlockOnAnInterruptedThreadReleasesAndKeepsTheStatus() {
-        ReentrantDistributedLock lock = client.getLock("released-interrupted");
+        ReentrantDistributedLock lock = clients.first().getLock("released-interrupted");
         lock.lock();
         lock.lock();
         Thread.currentThread().interrupt();
@@ -139,9 +127,9 @@ class LocalQueriesTest {
         lock.unlock();
         assertThat(Thread.interrupted()).as("status kept").isTrue();
         assertThat(redis.commands().exists(lock.getKey())).as("released in Redis").isZero();
-        assertThat(client.heldLocks()).isEmpty();
-        assertThat(other.getLock("released-interrupted").tryLock()).isTrue();
-        other.getLock("released-interrupted").unlock();
+        assertThat(clients.first().heldLocks()).isEmpty();
+        assertThat(clients.second().getLock("released-interrupted").tryLock()).isTrue();
+        clients.second().getLock("released-interrupted").unlock();
     }
 
     @Test
@@ -161,7 +149,7 @@ class LocalQueriesTest {
 
     @Test
     void aLossTheWatchdogFoundIsAnsweredLocallyAndTheNextAcquisitionStartsAfresh() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("asked-lost");
+        ReentrantDistributedLock lock = clients.first().getLock("asked-lost");
         lock.lock();
         redis.commands().del(lock.getKey());
         assertThat(lock.isHeldByCurrentThread()).as("not known yet: nothing is asked").isTrue();
@@ -178,7 +166,7 @@ class LocalQueriesTest {
 
     @Test
     void aFixedLeaseThatRanOutIsNotHeld() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("asked-leased");
+        ReentrantDistributedLock lock = clients.first().getLock("asked-leased");
         assertThat(lock.tryLock(0, 200, TimeUnit.MILLISECONDS)).isTrue();
         Thread.sleep(300);
         assertThat(lock.isLost()).isTrue();

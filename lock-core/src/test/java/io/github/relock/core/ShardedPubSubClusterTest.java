@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.ToLongFunction;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,15 +76,13 @@ class ShardedPubSubClusterTest {
     @Order(1)
     void aReleaseWakesAWaiterOnAnotherClientAndNoOtherNodeHearsOfIt() throws Exception {
         String name = "sharded-wake";
-        ReentrantDistributedLock held = holder.getLock(name);
-        held.lock();
-        Future<Long> acquired = waitFor(name);
-        RedisServer owner = awaitShardSubscriber(name);
+        Waited waited = holdWithASubscribedWaiter(name);
+        RedisServer owner = waited.owner();
 
         long busBefore = busMessages();
         long spublishBefore = calls("spublish");
         long publishBefore = calls("publish");
-        releaseAndExpectTheWaiterPromptly(held, acquired);
+        releaseAndExpectTheWaiterPromptly(waited);
 
         // the two releases, and the waiter taking the turn the first one kept for it (see turns.lua)
         assertThat(calls("spublish") - spublishBefore).as("announcements made with SPUBLISH").isEqualTo(3);
@@ -98,40 +97,31 @@ class ShardedPubSubClusterTest {
     @Order(2)
     void aWaiterHearsOfTheReleaseAfterItsLocksSlotMovedToAnotherPrimary() throws Exception {
         String name = "sharded-migrate";
-        ReentrantDistributedLock held = holder.getLock(name);
-        held.lock();
-        Future<Long> acquired = waitFor(name);
-        RedisServer from = awaitShardSubscriber(name);
-        RedisServer to = anotherPrimaryThan(from);
+        Waited waited = holdWithASubscribedWaiter(name);
 
-        cluster.migrateSlot(SlotHash.getSlot(held.getKey()), to);
+        RedisServer to = moveTheSlotToAnotherPrimary(waited);
         await("the waiter to subscribe on the slot's new owner", () -> shardSubscribers(to, name) == 1);
-        releaseAndExpectTheWaiterPromptly(held, acquired);
+        releaseAndExpectTheWaiterPromptly(waited);
     }
 
     /** Released while the waiter's subscription may still be on the old owner: it is woken to look again. */
     @Test
     @Order(3)
     void aReleaseRightAfterTheSlotMovedStillReachesTheWaiter() throws Exception {
-        String name = "sharded-migrate-release";
-        ReentrantDistributedLock held = holder.getLock(name);
-        held.lock();
-        Future<Long> acquired = waitFor(name);
-        RedisServer from = awaitShardSubscriber(name);
-        RedisServer to = anotherPrimaryThan(from);
+        Waited waited = holdWithASubscribedWaiter("sharded-migrate-release");
 
-        cluster.migrateSlot(SlotHash.getSlot(held.getKey()), to);
-        releaseAndExpectTheWaiterPromptly(held, acquired);
+        moveTheSlotToAnotherPrimary(waited);
+        releaseAndExpectTheWaiterPromptly(waited);
     }
 
     @Test
     @Order(4)
     void aWaiterHearsOfTheReleaseAfterItsPrimaryFailedOver() throws Exception {
         String name = "sharded-failover";
-        ReentrantDistributedLock held = holder.getLock(name);
-        held.lock();
-        Future<Long> acquired = waitFor(name);
-        RedisServer owner = awaitShardSubscriber(name);
+        Waited waited = holdWithASubscribedWaiter(name);
+        ReentrantDistributedLock held = waited.held();
+        Future<Long> acquired = waited.acquired();
+        RedisServer owner = waited.owner();
         Thread.sleep(500); // the replica has the lock's keys
 
         owner.kill();
@@ -157,17 +147,31 @@ class ShardedPubSubClusterTest {
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).isLessThan(PROMPT_MILLIS);
     }
 
-    /** Releases {@code held}; the waiter must have had the lock within {@value #PROMPT_MILLIS} ms. */
-    private static void releaseAndExpectTheWaiterPromptly(ReentrantDistributedLock held, Future<Long> acquired)
-            throws Exception {
-        long releasedAt = System.nanoTime();
-        held.unlock();
-        assertThat(acquired.get(PROMPT_MILLIS, TimeUnit.MILLISECONDS)).isGreaterThan(0);
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).isLessThan(PROMPT_MILLIS);
+    /** A lock the holder holds, the waiter's future for it, and the primary where the waiter subscribed. */
+    private record Waited(ReentrantDistributedLock held, Future<Long> acquired, RedisServer owner) {
     }
 
-    private static RedisServer anotherPrimaryThan(RedisServer node) {
-        return primaries().stream().filter(primary -> primary != node).findFirst().orElseThrow();
+    /** The holder takes lock {@code name}, then a waiter waits for it until its sharded subscription is in place. */
+    private Waited holdWithASubscribedWaiter(String name) {
+        ReentrantDistributedLock held = holder.getLock(name);
+        held.lock();
+        Future<Long> acquired = waitFor(name);
+        return new Waited(held, acquired, awaitShardSubscriber(name));
+    }
+
+    /** Migrates the lock's slot from the primary where the waiter subscribed to another one, and returns it. */
+    private static RedisServer moveTheSlotToAnotherPrimary(Waited waited) {
+        RedisServer to = primaries().stream().filter(primary -> primary != waited.owner()).findFirst().orElseThrow();
+        cluster.migrateSlot(SlotHash.getSlot(waited.held().getKey()), to);
+        return to;
+    }
+
+    /** Releases the held lock; the waiter must have had the lock within {@value #PROMPT_MILLIS} ms. */
+    private static void releaseAndExpectTheWaiterPromptly(Waited waited) throws Exception {
+        long releasedAt = System.nanoTime();
+        waited.held().unlock();
+        assertThat(waited.acquired().get(PROMPT_MILLIS, TimeUnit.MILLISECONDS)).isGreaterThan(0);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).isLessThan(PROMPT_MILLIS);
     }
 
     /** A waiter on the other client that takes the lock (within 60 s), gives it back and returns its token. */
@@ -200,29 +204,25 @@ class ShardedPubSubClusterTest {
 
     /** Classic pub/sub messages the running nodes received over the cluster bus. */
     private static long busMessages() {
-        long sum = 0;
-        for (RedisServer node : cluster.nodes()) {
-            if (node.isRunning()) {
-                sum += infoField(node.command("CLUSTER", "INFO"), "cluster_stats_messages_publish_received");
-            }
-        }
-        return sum;
+        return sumOverRunningNodes(
+                node -> infoField(node.command("CLUSTER", "INFO"), "cluster_stats_messages_publish_received"));
     }
 
     /** Calls of {@code command} the running nodes made, scripts' included. */
     private static long calls(String command) {
-        long sum = 0;
-        for (RedisServer node : cluster.nodes()) {
-            if (node.isRunning()) {
-                String stats = node.command("INFO", "commandstats");
-                int at = stats.indexOf("cmdstat_" + command + ":calls=");
-                if (at >= 0) {
-                    int from = at + ("cmdstat_" + command + ":calls=").length();
-                    sum += Long.parseLong(stats.substring(from, stats.indexOf(',', from)));
-                }
+        return sumOverRunningNodes(node -> {
+            String stats = node.command("INFO", "commandstats");
+            int at = stats.indexOf("cmdstat_" + command + ":calls=");
+            if (at < 0) {
+                return 0;
             }
-        }
-        return sum;
+            int from = at + ("cmdstat_" + command + ":calls=").length();
+            return Long.parseLong(stats.substring(from, stats.indexOf(',', from)));
+        });
+    }
+
+    private static long sumOverRunningNodes(ToLongFunction<RedisServer> perNode) {
+        return cluster.nodes().stream().filter(RedisServer::isRunning).mapToLong(perNode).sum();
     }
 
     private static long infoField(String info, String field) {

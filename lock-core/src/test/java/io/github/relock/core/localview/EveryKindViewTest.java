@@ -7,8 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.MultiLock;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.TwoClients;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -29,21 +28,11 @@ class EveryKindViewTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    RedisLockClient client;
-    RedisLockClient other;
-
-    @BeforeEach
-    void setUp() {
-        client = RedisLockClient.builder(redis.newConnectionFactory()).watchdogTimeout(Duration.ofMillis(1500)).build();
-        other = RedisLockClient.builder(redis.newConnectionFactory()).build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        Thread.interrupted();
-        client.close();
-        other.close();
-    }
+    @RegisterExtension
+    final TwoClients clients = new TwoClients(
+            () -> RedisLockClient.builder(redis.newConnectionFactory()).watchdogTimeout(Duration.ofMillis(1500))
+                    .build(),
+            () -> RedisLockClient.builder(redis.newConnectionFactory()).build());
 
     @Test
     void fairReadAndWriteLocksReadAsNotHeldWithinAWatchdogRoundOfAFlush() throws Exception {
@@ -55,11 +44,11 @@ class EveryKindViewTest {
     private void assertBound(String kind, BiFunction<RedisLockClient, String, ReentrantDistributedLock> lockOf)
             throws Exception {
         String name = "every-kind:" + kind;
-        ReentrantDistributedLock lock = lockOf.apply(client, name);
+        ReentrantDistributedLock lock = lockOf.apply(clients.first(), name);
         lock.lock();
         redis.commands().flushall();
         long flushed = System.nanoTime();
-        ReentrantDistributedLock theirs = lockOf.apply(other, name);
+        ReentrantDistributedLock theirs = lockOf.apply(clients.second(), name);
         assertThat(theirs.tryLock(2, TimeUnit.SECONDS)).as(kind).isTrue();
         while (lock.isHeldByCurrentThread() && System.nanoTime() - flushed < TimeUnit.SECONDS.toNanos(10)) {
             Thread.sleep(2);
@@ -73,20 +62,20 @@ class EveryKindViewTest {
 
     @Test
     void anInterruptedThreadWaitsForABusyLockAndKeepsItsStatus() throws Exception {
-        ReentrantDistributedLock held = other.getLock("busy-interrupted");
+        ReentrantDistributedLock held = clients.second().getLock("busy-interrupted");
         held.lock();
         CompletableFuture<String> waiter = CompletableFuture.supplyAsync(() -> {
             Thread.currentThread().interrupt();
-            ReentrantDistributedLock lock = client.getLock("busy-interrupted");
-            MultiLock multi = client.getMultiLock("busy-interrupted", "busy-interrupted:2");
+            ReentrantDistributedLock lock = clients.first().getLock("busy-interrupted");
+            MultiLock multi = clients.first().getMultiLock("busy-interrupted", "busy-interrupted:2");
             long started = System.nanoTime();
             lock.lock();
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             boolean kept = Thread.currentThread().isInterrupted();
             lock.unlock();
             Thread.currentThread().interrupt();
-            boolean free = client.getLock("busy-interrupted:free").tryLock();
-            client.getLock("busy-interrupted:free").unlock();
+            boolean free = clients.first().getLock("busy-interrupted:free").tryLock();
+            clients.first().getLock("busy-interrupted:free").unlock();
             multi.lock();
             boolean keptMulti = Thread.currentThread().isInterrupted();
             multi.unlock();

@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.MultiLock;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.TwoClients;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -29,28 +28,17 @@ class LocalViewBoundTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    RedisLockClient client;
-    RedisLockClient other;
-
-    @BeforeEach
-    void setUp() {
-        client = RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(Duration.ofMillis(1500)).build();
-        other = RedisLockClient.builder(redis.newConnectionFactory()).build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        Thread.interrupted();
-        client.close();
-        other.close();
-    }
+    @RegisterExtension
+    final TwoClients clients = new TwoClients(
+            () -> RedisLockClient.builder(redis.connectionFactory()).watchdogTimeout(Duration.ofMillis(1500)).build(),
+            () -> RedisLockClient.builder(redis.newConnectionFactory()).build());
 
     @Test
     void aFixedLeaseReadsAsNotHeldOnceItEndsByTheLocalClock() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("view-fixed");
+        ReentrantDistributedLock lock = clients.first().getLock("view-fixed");
         long sent = System.nanoTime();
         lock.lock(300, TimeUnit.MILLISECONDS);
-        ReentrantDistributedLock theirs = other.getLock("view-fixed");
+        ReentrantDistributedLock theirs = clients.second().getLock("view-fixed");
         assertThat(theirs.tryLock(5, TimeUnit.SECONDS)).isTrue();
         long tookAt = System.nanoTime();
         boolean held = lock.isHeldByCurrentThread();
@@ -63,11 +51,11 @@ class LocalViewBoundTest {
 
     @Test
     void aFlushedWatchdogHoldReadsAsNotHeldWithinAWatchdogRound() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("view-flushed");
+        ReentrantDistributedLock lock = clients.first().getLock("view-flushed");
         lock.lock();
         redis.commands().flushall();
         long flushed = System.nanoTime();
-        ReentrantDistributedLock theirs = other.getLock("view-flushed");
+        ReentrantDistributedLock theirs = clients.second().getLock("view-flushed");
         assertThat(theirs.tryLock()).isTrue();
         while (lock.isHeldByCurrentThread() && System.nanoTime() - flushed < TimeUnit.SECONDS.toNanos(10)) {
             Thread.sleep(5);
@@ -80,8 +68,8 @@ class LocalViewBoundTest {
 
     @Test
     void interruptedThreadsFollowTheJdkLockContract() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("view-interrupted");
-        MultiLock multi = client.getMultiLock("view-m1", "view-m2");
+        ReentrantDistributedLock lock = clients.first().getLock("view-interrupted");
+        MultiLock multi = clients.first().getMultiLock("view-m1", "view-m2");
         Thread.currentThread().interrupt();
         assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(InterruptedException.class);
         Thread.currentThread().interrupt();
@@ -90,8 +78,9 @@ class LocalViewBoundTest {
         assertThatThrownBy(() -> multi.tryLock(1, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
         Thread.currentThread().interrupt();
         assertThatThrownBy(multi::lockInterruptibly).isInstanceOf(InterruptedException.class);
-        assertThat(other.getLock("view-interrupted").isLocked()).isFalse();
-        assertThat(other.getLock("view-m1").isLocked() || other.getLock("view-m2").isLocked()).isFalse();
+        assertThat(clients.second().getLock("view-interrupted").isLocked()).isFalse();
+        assertThat(clients.second().getLock("view-m1").isLocked() || clients.second().getLock("view-m2").isLocked())
+                .isFalse();
 
         Thread.currentThread().interrupt();
         lock.lock();
@@ -102,15 +91,16 @@ class LocalViewBoundTest {
         multi.unlock();
         lock.unlock();
         assertThat(Thread.interrupted()).isTrue();
-        assertThat(other.getLock("view-interrupted").isLocked()).isFalse();
-        assertThat(other.getLock("view-m1").isLocked() || other.getLock("view-m2").isLocked()).isFalse();
+        assertThat(clients.second().getLock("view-interrupted").isLocked()).isFalse();
+        assertThat(clients.second().getLock("view-m1").isLocked() || clients.second().getLock("view-m2").isLocked())
+                .isFalse();
     }
 
     @Test
     void aMultiLockKeepsItsWaitBudgetAndLeavesNothingBehind() throws Exception {
-        ReentrantDistributedLock blocker = other.getLock("budget-b");
+        ReentrantDistributedLock blocker = clients.second().getLock("budget-b");
         blocker.lock();
-        MultiLock multi = client.getMultiLock(List.of("budget-a", "budget-b", "budget-c", "budget-b"), null);
+        MultiLock multi = clients.first().getMultiLock(List.of("budget-a", "budget-b", "budget-c", "budget-b"), null);
         long started = System.nanoTime();
         boolean got = multi.tryLock(2, TimeUnit.SECONDS);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -122,8 +112,9 @@ class LocalViewBoundTest {
         assertThat(gotLeased).isFalse();
         assertThat(ms).isBetween(1900L, 2300L);
         assertThat(leasedMs).isBetween(1900L, 2300L);
-        assertThat(redis.commands().exists(client.redisKeys("budget-a").lock(), client.redisKeys("budget-c").lock())).isZero();
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(redis.commands().exists(clients.first().redisKeys("budget-a").lock(),
+                clients.first().redisKeys("budget-c").lock())).isZero();
+        assertThat(clients.first().heldLocks()).isEmpty();
         blocker.unlock();
     }
 }

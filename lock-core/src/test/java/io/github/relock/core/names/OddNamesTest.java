@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.ReadWriteDistributedLock;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.TwoClients;
 import io.github.relock.test.RedisServerExtension;
 
 /** Odd lock names: exclusion, fencing and clean-up on every kind, and no two names sharing a key. */
@@ -26,20 +25,8 @@ class OddNamesTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    RedisLockClient a;
-    RedisLockClient b;
-
-    @BeforeEach
-    void setUp() {
-        a = RedisLockClient.builder(redis.connectionFactory()).build();
-        b = RedisLockClient.builder(redis.connectionFactory()).build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        a.close();
-        b.close();
-    }
+    @RegisterExtension
+    final TwoClients clients = TwoClients.onTheSharedFactory(redis);
 
     static List<String> names() {
         List<String> names = new ArrayList<>(List.of("{", "}", "{}", "}{", "a}", "a%7D", "a%", "a%25", "%7D", "{a}:b",
@@ -60,8 +47,10 @@ class OddNamesTest {
     void everyNameExcludesFencesAndCleansUp() throws Exception {
         for (String name : names()) {
             for (int kind = 0; kind < 2; kind++) {
-                ReentrantDistributedLock mine = kind == 0 ? a.getLock(name) : a.getFairLock(name);
-                ReentrantDistributedLock theirs = kind == 0 ? b.getLock(name) : b.getFairLock(name);
+                ReentrantDistributedLock mine = kind == 0 ? clients.first().getLock(name)
+                        : clients.first().getFairLock(name);
+                ReentrantDistributedLock theirs = kind == 0 ? clients.second().getLock(name)
+                        : clients.second().getFairLock(name);
                 assertThat(mine.tryLock()).as("%s", name).isTrue();
                 long first = mine.fencingToken();
                 assertThat(theirs.tryLock()).as("%s", name).isFalse();
@@ -72,8 +61,8 @@ class OddNamesTest {
                 theirs.unlock();
                 assertThat(redis.commands().exists(mine.getKey())).as("hash of %s left", name).isZero();
             }
-            ReadWriteDistributedLock rw = a.getReadWriteLock(name);
-            ReadWriteDistributedLock rw2 = b.getReadWriteLock(name);
+            ReadWriteDistributedLock rw = clients.first().getReadWriteLock(name);
+            ReadWriteDistributedLock rw2 = clients.second().getReadWriteLock(name);
             assertThat(rw.writeLock().tryLock()).isTrue();
             assertThat(rw2.readLock().tryLock()).isFalse();
             rw.writeLock().unlock();
@@ -90,7 +79,7 @@ class OddNamesTest {
         for (int round = 0; round < 2; round++) {
             List<ReentrantDistributedLock> held = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
-                RedisLockClient client = i % 2 == 0 ? a : b;
+                RedisLockClient client = i % 2 == 0 ? clients.first() : clients.second();
                 boolean fair = (i + round) % 2 == 0;
                 ReentrantDistributedLock lock = fair ? client.getFairLock(names.get(i)) : client.getLock(names.get(i));
                 assertThat(lock.tryLock()).as("%s %s (%s)", fair ? "fair" : "exclusive", names.get(i), lock.getKey())
@@ -108,11 +97,11 @@ class OddNamesTest {
     @Test
     void everyKeyOfALockSitsInOneHashTag() {
         for (String name : names()) {
-            String key = a.getLock(name).getKey();
-            var keys = a.redisKeys(name);
+            String key = clients.first().getLock(name).getKey();
+            var keys = clients.first().redisKeys(name);
             assertThat(tag(keys.fence())).isEqualTo(tag(key));
             assertThat(tag(keys.releaseChannel())).isEqualTo(tag(key));
-            assertThat(tag(a.getFairLock(name).getKey())).isEqualTo(tag(key));
+            assertThat(tag(clients.first().getFairLock(name).getKey())).isEqualTo(tag(key));
         }
     }
 }

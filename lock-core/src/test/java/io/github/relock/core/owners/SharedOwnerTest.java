@@ -9,8 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.TwoClients;
 import io.github.relock.test.RedisServerExtension;
 import io.github.relock.test.TestScale;
 
@@ -38,20 +37,8 @@ class SharedOwnerTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    RedisLockClient a;
-    RedisLockClient b;
-
-    @BeforeEach
-    void setUp() {
-        a = RedisLockClient.builder(redis.connectionFactory()).build();
-        b = RedisLockClient.builder(redis.connectionFactory()).build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        a.close();
-        b.close();
-    }
+    @RegisterExtension
+    final TwoClients clients = TwoClients.onTheSharedFactory(redis);
 
     @Test
     void twoThreadsOfOneOwnerAgainstAnotherClient() throws Exception {
@@ -77,9 +64,9 @@ class SharedOwnerTest {
 
     private void run(boolean lengthen, boolean localThreadOwner) throws Exception {
         String name = "bk2:shared";
-        LockOwner owner = a.newOwner();
-        ReentrantDistributedLock mine = a.getLock(name, owner);
-        ReentrantDistributedLock theirs = b.getLock(name);
+        LockOwner owner = clients.first().newOwner();
+        ReentrantDistributedLock mine = clients.first().getLock(name, owner);
+        ReentrantDistributedLock theirs = clients.second().getLock(name);
         AtomicInteger ownerInside = new AtomicInteger();
         AtomicInteger otherInside = new AtomicInteger();
         ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
@@ -100,13 +87,14 @@ class SharedOwnerTest {
                         }
                         catch (RuntimeException ex) {
                             problems.add("round " + i + " after lock(): " + ex + "; hash "
-                                    + redis.commands().hgetall(mine.getKey()) + " held " + a.heldLocks());
+                                    + redis.commands().hgetall(mine.getKey()) + " held " + clients.first().heldLocks());
                         }
                         if (lengthen && (i % 2 == 0)) {
                             try {
                                 if (!mine.tryLock(0, 90, TimeUnit.SECONDS)) {
                                     problems.add("round " + i + " re-entry refused; hash "
-                                            + redis.commands().hgetall(mine.getKey()) + " held " + a.heldLocks());
+                                            + redis.commands().hgetall(mine.getKey()) + " held "
+                                            + clients.first().heldLocks());
                                 }
                                 else {
                                     mine.unlock();
@@ -150,7 +138,7 @@ class SharedOwnerTest {
             }
         }));
         if (localThreadOwner) {
-            ReentrantDistributedLock local = a.getLock(name);
+            ReentrantDistributedLock local = clients.first().getLock(name);
             threads.add(new Thread(() -> {
                 try {
                     for (int i = 0; i < rounds; i++) {

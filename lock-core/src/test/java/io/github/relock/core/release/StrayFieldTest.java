@@ -6,8 +6,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -15,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.TwoClients;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -31,29 +30,17 @@ class StrayFieldTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    RedisLockClient a;
-    RedisLockClient b;
-
-    @BeforeEach
-    void setUp() {
-        a = RedisLockClient.builder(redis.connectionFactory()).build();
-        b = RedisLockClient.builder(redis.connectionFactory()).build();
-    }
-
-    @AfterEach
-    void tearDown() {
-        a.close();
-        b.close();
-    }
+    @RegisterExtension
+    final TwoClients clients = TwoClients.onTheSharedFactory(redis);
 
     @Test
     void aStrayFieldKeepsTheLockBusyUntilTheHashsLeaseEndsThenTheNextClientGetsIt() throws Exception {
-        ReentrantDistributedLock mine = a.getLock("bk2:stray");
+        ReentrantDistributedLock mine = clients.first().getLock("bk2:stray");
         assertThat(mine.tryLock(0, 1_000, TimeUnit.MILLISECONDS)).isTrue();
         redis.commands().hset(mine.getKey(), "written-by-an-operator", "1"); // HSET keeps the TTL
         mine.unlock();
         assertThat(mine.isLocked()).as("the stray field keeps the hash").isTrue();
-        ReentrantDistributedLock theirs = b.getLock("bk2:stray");
+        ReentrantDistributedLock theirs = clients.second().getLock("bk2:stray");
         assertThat(theirs.tryLock()).as("held by nobody, but busy").isFalse();
         assertThat(theirs.tryLock(5, TimeUnit.SECONDS)).as("free once the hash's lease ended").isTrue();
         assertThat(redis.commands().hgetall(theirs.getKey())).doesNotContainKey("written-by-an-operator");
@@ -62,7 +49,7 @@ class StrayFieldTest {
 
     @Test
     void forceUnlockClearsAStrayField() throws Exception {
-        ReentrantDistributedLock mine = a.getLock("bk2:stray-fixed");
+        ReentrantDistributedLock mine = clients.first().getLock("bk2:stray-fixed");
         assertThat(mine.tryLock(0, 20, TimeUnit.SECONDS)).isTrue();
         redis.commands().hset(mine.getKey(), "x", "1");
         mine.unlock();
@@ -73,7 +60,7 @@ class StrayFieldTest {
     /** A hash with no TTL written by hand while the lock was free: busy for ever, until forceUnlock. */
     @Test
     void aHashWithoutTtlWrittenByHandIsBusyForeverButForceUnlockFreesIt() throws Exception {
-        ReentrantDistributedLock lock = a.getLock("bk2:no-ttl");
+        ReentrantDistributedLock lock = clients.first().getLock("bk2:no-ttl");
         redis.commands().hset(lock.getKey(), "someone", "1");
         assertThat(lock.tryLock(1500, TimeUnit.MILLISECONDS)).isFalse();
         assertThat(lock.remainingLease()).isNotNull();
@@ -87,12 +74,12 @@ class StrayFieldTest {
     /** The owner's own field, made persistent (PERSIST) by hand while held: release still frees it. */
     @Test
     void aPersistedHashOfTheOwnerIsFreedByItsRelease() throws Exception {
-        ReentrantDistributedLock lock = a.getLock("bk2:persisted");
+        ReentrantDistributedLock lock = clients.first().getLock("bk2:persisted");
         lock.lock();
         redis.commands().persist(lock.getKey());
         lock.unlock();
         assertThat(redis.commands().exists(lock.getKey())).isZero();
-        ReentrantDistributedLock theirs = b.getLock("bk2:persisted");
+        ReentrantDistributedLock theirs = clients.second().getLock("bk2:persisted");
         assertThat(theirs.tryLock(Duration.ofSeconds(1).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         theirs.unlock();
     }

@@ -9,9 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterAll;
@@ -54,12 +52,8 @@ class Scenario04RedisRestartIT {
     static final class Outcome {
         int trials;
         final List<Long> lostAfterRestart = new ArrayList<>();
-        final List<Long> waiterOverrun = new ArrayList<>(); // return time minus wait time, ms
+        final WaiterReturns waiters = new WaiterReturns();
         long lossNotReported;
-        long hung;
-        long acquired;
-        long timedOut;
-        long failed;
         long overlaps;
         long maxOverlapMillis;
         long tokenRegressions;
@@ -69,10 +63,10 @@ class Scenario04RedisRestartIT {
     void report() {
         scenario.report(redis.redisVersion(), (real, control) -> {
             Stats lost = new Stats(real.lostAfterRestart);
-            Stats overrun = new Stats(real.waiterOverrun);
+            Stats overrun = new Stats(real.waiters.overrun);
             long late = real.lostAfterRestart.stream().filter(m -> m > RENEWAL_MILLIS + 200).count();
-            long overran = real.waiterOverrun.stream().filter(m -> m > 1_000).count();
-            long violations = real.lossNotReported + real.hung + late + overran + real.tokenRegressions;
+            long overran = real.waiters.overrun.stream().filter(m -> m > 1_000).count();
+            long violations = real.lossNotReported + real.waiters.hung + late + overran + real.tokenRegressions;
             return new ReliabilityReport.Figures(
                     real.trials + " restarts; " + real.trials * WAITERS + " waiters (wait " + WAIT_MILLIS + " ms, "
                             + "command timeout " + COMMAND_TIMEOUT.toMillis() + " ms); watchdog lease " + LEASE_MILLIS
@@ -83,9 +77,9 @@ class Scenario04RedisRestartIT {
                                     + "failed); %d hung; fencing tokens kept growing across the data loss (%d "
                                     + "regressions); holds overlapping until the loss was reported: %d, at most %d ms "
                                     + "(expected: Redis lost the lock; bounded by the renewal interval)",
-                            lost.percentile(50), lost.max(), WAIT_MILLIS + overrun.max(), WAIT_MILLIS, real.acquired,
-                            real.timedOut, real.failed, real.hung, real.tokenRegressions, real.overlaps,
-                            real.maxOverlapMillis),
+                            lost.percentile(50), lost.max(), WAIT_MILLIS + overrun.max(), WAIT_MILLIS,
+                            real.waiters.acquired, real.waiters.timedOut, real.waiters.failed, real.waiters.hung,
+                            real.tokenRegressions, real.overlaps, real.maxOverlapMillis),
                     "loss detected at the next renewal (≤ " + RENEWAL_MILLIS + " + 200 ms); every waiter back within "
                             + "wait + 1 s; no thread hangs",
                     violations == 0 && real.trials >= TRIALS,
@@ -100,9 +94,9 @@ class Scenario04RedisRestartIT {
     void theLossIsReportedAndNoWaiterHangs() throws Exception {
         Outcome real = scenario.real(() -> run("restart", TRIALS));
         assertThat(real.lossNotReported).isZero();
-        assertThat(real.hung).isZero();
+        assertThat(real.waiters.hung).isZero();
         assertThat(real.lostAfterRestart).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(RENEWAL_MILLIS + 200));
-        assertThat(real.waiterOverrun).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(1_000));
+        assertThat(real.waiters.overrun).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(1_000));
         assertThat(real.tokenRegressions).isZero();
     }
 
@@ -143,31 +137,10 @@ class Scenario04RedisRestartIT {
                 for (int w = 0; w < WAITERS; w++) {
                     waiters.add(pool.submit(() -> waitFor(waiterClient.getLock(name))));
                 }
-                Thread.sleep(200 + ThreadLocalRandom.current().nextInt(RENEWAL_MILLIS == 0 ? 1 : (int) RENEWAL_MILLIS));
-                redis.server().kill();
-                Thread.sleep(ThreadLocalRandom.current().nextInt(300));
-                redis.server().restart();
-                long restartedAt = System.nanoTime();
+                long restartedAt = EmptyRestart.killAndRestart(redis, RENEWAL_MILLIS);
 
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS + 5_000);
-                for (Future<long[]> waiter : waiters) {
-                    try {
-                        long[] w = waiter.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                        outcome.waiterOverrun.add(TimeUnit.NANOSECONDS.toMillis(w[1] - w[0]) - WAIT_MILLIS);
-                        switch ((int) w[2]) {
-                            case 1 -> {
-                                outcome.acquired++;
-                                history.record("waiter", "w" + w[4], name, w[3], w[5], w[6]);
-                            }
-                            case 0 -> outcome.timedOut++;
-                            default -> outcome.failed++;
-                        }
-                    }
-                    catch (TimeoutException ex) {
-                        outcome.hung++;
-                        waiter.cancel(true);
-                    }
-                }
+                outcome.waiters.collect(waiters, WAIT_MILLIS,
+                        w -> history.record("waiter", "w" + w[4], name, w[3], w[5], w[6]));
                 long lost = waitFor(lostAt, 3_000);
                 if (lost == 0) {
                     outcome.lossNotReported++;
@@ -188,8 +161,7 @@ class Scenario04RedisRestartIT {
                 outcome.trials++;
                 System.out.printf("scenario 4 trial %s: loss reported %s ms after restart; waiters %s%n", name,
                         lost == 0 ? "never" : TimeUnit.NANOSECONDS.toMillis(lost - restartedAt),
-                        outcome.waiterOverrun.subList(outcome.waiterOverrun.size() - WAITERS,
-                                outcome.waiterOverrun.size()));
+                        outcome.waiters.lastOverruns(WAITERS));
             }
         }
         finally {

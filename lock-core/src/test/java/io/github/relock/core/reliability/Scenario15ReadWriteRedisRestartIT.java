@@ -12,9 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -58,14 +56,10 @@ class Scenario15ReadWriteRedisRestartIT {
     static final class Outcome {
         int trials;
         final List<Long> lostAfterRestart = new ArrayList<>();
-        final List<Long> waiterOverrun = new ArrayList<>();
+        final WaiterReturns waiters = new WaiterReturns();
         long lossNotReported;
         long unlockLost;
         long unlockSilent;
-        long hung;
-        long acquired;
-        long timedOut;
-        long failed;
 
         long holds() {
             return (long) trials * HOLDS;
@@ -76,13 +70,13 @@ class Scenario15ReadWriteRedisRestartIT {
     void report() {
         scenario.report(redis.redisVersion(), (real, control) -> {
             Stats lost = new Stats(real.lostAfterRestart);
-            Stats overrun = new Stats(real.waiterOverrun);
+            Stats overrun = new Stats(real.waiters.overrun);
             long late = real.lostAfterRestart.stream().filter(m -> m > RENEWAL_MILLIS + 200).count();
-            long overran = real.waiterOverrun.stream().filter(m -> m > 1_000).count();
-            long violations = real.lossNotReported + real.unlockSilent + late + overran + real.hung;
+            long overran = real.waiters.overrun.stream().filter(m -> m > 1_000).count();
+            long violations = real.lossNotReported + real.unlockSilent + late + overran + real.waiters.hung;
             return new ReliabilityReport.Figures(
                     real.trials + " restarts; " + real.holds() + " holds (2 readers of one lock, the writer of "
-                            + "another; watchdog lease " + LEASE_MILLIS + " ms); " + real.waiterOverrun.size()
+                            + "another; watchdog lease " + LEASE_MILLIS + " ms); " + real.waiters.overrun.size()
                             + " waiters (a writer, a reader and a writer; wait " + WAIT_MILLIS + " ms)",
                     violations,
                     String.format(Locale.ROOT, "%d of %d holds reported to the listener, %d ms (p50) / %d ms (max) "
@@ -91,7 +85,7 @@ class Scenario15ReadWriteRedisRestartIT {
                                     + "acquired, %d timed out, %d failed); %d hung",
                             real.holds() - real.lossNotReported, real.holds(), lost.percentile(50), lost.max(),
                             real.unlockLost, real.unlockSilent, WAIT_MILLIS + overrun.max(), WAIT_MILLIS,
-                            real.acquired, real.timedOut, real.failed, real.hung),
+                            real.waiters.acquired, real.waiters.timedOut, real.waiters.failed, real.waiters.hung),
                     "every hold lost at the next renewal (≤ " + RENEWAL_MILLIS + " + 200 ms) and at unlock(); every "
                             + "waiter back within wait + 1 s",
                     violations == 0 && real.trials >= TRIALS,
@@ -108,9 +102,9 @@ class Scenario15ReadWriteRedisRestartIT {
         Outcome real = scenario.real(() -> run("restart", TRIALS));
         assertThat(real.lossNotReported).isZero();
         assertThat(real.unlockSilent).isZero();
-        assertThat(real.hung).isZero();
+        assertThat(real.waiters.hung).isZero();
         assertThat(real.lostAfterRestart).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(RENEWAL_MILLIS + 200));
-        assertThat(real.waiterOverrun).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(1_000));
+        assertThat(real.waiters.overrun).allSatisfy(m -> assertThat(m).isLessThanOrEqualTo(1_000));
     }
 
     @Test
@@ -154,28 +148,9 @@ class Scenario15ReadWriteRedisRestartIT {
                         waiterClient.getReadWriteLock(write).readLock(), waiterClient.getReadWriteLock(write).writeLock())) {
                     waiters.add(pool.submit(() -> waitFor(lock)));
                 }
-                Thread.sleep(200 + ThreadLocalRandom.current().nextInt((int) RENEWAL_MILLIS));
-                redis.server().kill();
-                Thread.sleep(ThreadLocalRandom.current().nextInt(300));
-                redis.server().restart();
-                long restartedAt = System.nanoTime();
+                long restartedAt = EmptyRestart.killAndRestart(redis, RENEWAL_MILLIS);
 
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS + 5_000);
-                for (Future<long[]> waiter : waiters) {
-                    try {
-                        long[] w = waiter.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                        outcome.waiterOverrun.add(TimeUnit.NANOSECONDS.toMillis(w[1] - w[0]) - WAIT_MILLIS);
-                        switch ((int) w[2]) {
-                            case 1 -> outcome.acquired++;
-                            case 0 -> outcome.timedOut++;
-                            default -> outcome.failed++;
-                        }
-                    }
-                    catch (TimeoutException ex) {
-                        outcome.hung++;
-                        waiter.cancel(true);
-                    }
-                }
+                outcome.waiters.collect(waiters, WAIT_MILLIS, w -> { });
                 List<Long> reported = awaitReported(lostAt, List.of(read, write), 3_000);
                 outcome.lossNotReported += HOLDS - reported.size();
                 reported.forEach(at -> outcome.lostAfterRestart.add(TimeUnit.NANOSECONDS.toMillis(at - restartedAt)));
@@ -195,8 +170,7 @@ class Scenario15ReadWriteRedisRestartIT {
                 System.out.printf("scenario 15 trial %d: %d of %d losses reported %s ms after the restart; unlocks %s; "
                                 + "waiters %s ms over their wait%n", trial, reported.size(), HOLDS,
                         reported.stream().map(at -> TimeUnit.NANOSECONDS.toMillis(at - restartedAt)).toList(), unlocks,
-                        outcome.waiterOverrun.subList(Math.max(0, outcome.waiterOverrun.size() - waiters.size()),
-                                outcome.waiterOverrun.size()));
+                        outcome.waiters.lastOverruns(waiters.size()));
             }
         }
         finally {

@@ -3,6 +3,7 @@ package io.github.relock.core.renewal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,8 +52,8 @@ class LossReportedAtLeaseEndTest {
     @Test
     void everyHoldOfARoundIsReportedWhenItsLeaseEndsNotOnlyTheFirstBatch() throws Exception {
         Told told = new Told();
-        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = told.client(proxy, factories)) {
+        try (FrozenRedis frozen = new FrozenRedis()) {
+            RedisLockClient client = told.client(frozen);
             Map<String, Long> toldAfter = told.afterMillis;
             List<ReentrantDistributedLock> locks = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
@@ -60,20 +61,15 @@ class LossReportedAtLeaseEndTest {
                 lock.lock();
                 locks.add(lock);
             }
-            told.freeze(proxy);
-            try {
-                await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 300);
-                long latest = toldAfter.values().stream().mapToLong(Long::longValue).max().orElseThrow();
-                long late = toldAfter.values().stream().filter(ms -> ms >= TOLD_BY_MILLIS).count();
-                System.out.printf("300 holds, lease %d ms, Redis frozen: all told within %d ms, %d after %d ms%n",
-                        LEASE.toMillis(), latest, late, TOLD_BY_MILLIS);
-                assertThat(latest).as("the last of 300 holds told by its lease end, not the %d s command timeout",
-                        COMMAND_TIMEOUT.toSeconds()).isLessThan(TOLD_BY_MILLIS);
-                assertThat(locks).allMatch(ReentrantDistributedLock::isLost);
-            }
-            finally {
-                proxy.freeze(false);
-            }
+            told.freeze(frozen);
+            await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 300);
+            long latest = toldAfter.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+            long late = toldAfter.values().stream().filter(ms -> ms >= TOLD_BY_MILLIS).count();
+            System.out.printf("300 holds, lease %d ms, Redis frozen: all told within %d ms, %d after %d ms%n",
+                    LEASE.toMillis(), latest, late, TOLD_BY_MILLIS);
+            assertThat(latest).as("the last of 300 holds told by its lease end, not the %d s command timeout",
+                    COMMAND_TIMEOUT.toSeconds()).isLessThan(TOLD_BY_MILLIS);
+            assertThat(locks).allMatch(ReentrantDistributedLock::isLost);
         }
     }
 
@@ -81,12 +77,12 @@ class LossReportedAtLeaseEndTest {
     @Test
     void aLeaseEndIsReportedWhileAsynchronousCallsWaitForRedis() throws Exception {
         Told told = new Told();
-        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = told.client(proxy, factories)) {
+        try (FrozenRedis frozen = new FrozenRedis()) {
+            RedisLockClient client = told.client(frozen);
             Map<String, Long> toldAfter = told.afterMillis;
             ReentrantDistributedLock held = client.getLock("held-while-async");
             held.lock();
-            told.freeze(proxy);
+            told.freeze(frozen);
             List<CompletableFuture<Boolean>> calls = new ArrayList<>();
             try {
                 for (int i = 0; i < 8; i++) {
@@ -101,7 +97,7 @@ class LossReportedAtLeaseEndTest {
                 assertThat(held.isLost()).isTrue();
             }
             finally {
-                proxy.freeze(false);
+                frozen.thaw();
                 calls.forEach(call -> call.cancel(true));
             }
         }
@@ -112,9 +108,8 @@ class LossReportedAtLeaseEndTest {
     void closeWhileTheGuardWaitsReportsNothingAfterwardsAndLeavesNoThread() throws Exception {
         List<String> toldAfterClose = new CopyOnWriteArrayList<>();
         boolean[] closedFlag = new boolean[1];
-        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories()) {
-            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                    .watchdogTimeout(LEASE).build();
+        try (FrozenRedis frozen = new FrozenRedis()) {
+            RedisLockClient client = frozen.newClient();
             client.addLockLostListener(event -> {
                 if (closedFlag[0]) {
                     toldAfterClose.add(event.lockName());
@@ -123,25 +118,20 @@ class LossReportedAtLeaseEndTest {
             for (int i = 0; i < 20; i++) {
                 client.getLock("closing:" + i).lock();
             }
-            proxy.freeze(true);
-            try {
-                Thread.sleep(LEASE.toMillis() / 2); // a renewal round is under way, its guard armed
-                long start = System.nanoTime();
-                client.close();
-                closedFlag[0] = true;
-                long closeMillis = (System.nanoTime() - start) / 1_000_000;
-                Thread.sleep(LEASE.toMillis() + 500); // past every lease end
-                List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
-                        .map(Thread::getName).filter(name -> name.contains(client.getClientId())).toList();
-                System.out.printf("close() with a renewal frozen took %d ms; threads left %s; told after close %s%n",
-                        closeMillis, left, toldAfterClose);
-                assertThat(closeMillis).isLessThan(3_000);
-                assertThat(left).isEmpty();
-                assertThat(toldAfterClose).isEmpty();
-            }
-            finally {
-                proxy.freeze(false);
-            }
+            frozen.freeze();
+            Thread.sleep(LEASE.toMillis() / 2); // a renewal round is under way, its guard armed
+            long start = System.nanoTime();
+            client.close();
+            closedFlag[0] = true;
+            long closeMillis = (System.nanoTime() - start) / 1_000_000;
+            Thread.sleep(LEASE.toMillis() + 500); // past every lease end
+            List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                    .map(Thread::getName).filter(name -> name.contains(client.getClientId())).toList();
+            System.out.printf("close() with a renewal frozen took %d ms; threads left %s; told after close %s%n",
+                    closeMillis, left, toldAfterClose);
+            assertThat(closeMillis).isLessThan(3_000);
+            assertThat(left).isEmpty();
+            assertThat(toldAfterClose).isEmpty();
         }
     }
 
@@ -153,9 +143,8 @@ class LossReportedAtLeaseEndTest {
     void holdsWithDifferentLeaseEndsAreEachToldThoughAListenerThrowsAnError() throws Exception {
         Map<String, Long> toldAt = new ConcurrentHashMap<>();
         Map<String, Long> leaseEndAt = new ConcurrentHashMap<>();
-        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                        .watchdogTimeout(LEASE).build()) {
+        try (FrozenRedis frozen = new FrozenRedis()) {
+            RedisLockClient client = frozen.newClient();
             client.addLockLostListener(event -> {
                 throw new AssertionError("a listener that fails: " + event.lockName());
             });
@@ -178,33 +167,28 @@ class LossReportedAtLeaseEndTest {
                 }
                 Thread.sleep(50);
             }
-            proxy.freeze(true);
-            try {
-                // the lease each hold has left, as the client knows it, when Redis stops answering
-                for (var held : client.heldLocks()) {
-                    leaseEndAt.put(held.name(),
-                            System.nanoTime() + Duration.between(Instant.now(), held.leaseExpiresAt()).toNanos());
-                }
-                await().atMost(Duration.ofSeconds(30)).until(() -> toldAt.size() == 20);
-                long worst = 0;
-                for (var told : toldAt.entrySet()) {
-                    Long end = leaseEndAt.get(told.getKey());
-                    if (end != null) {
-                        worst = Math.max(worst, (told.getValue() - end) / 1_000_000);
-                    }
-                }
-                System.out.printf("20 holds, lease ends spread over 1 s, a listener throwing an Error: told at most "
-                        + "%d ms after each lease end%n", worst);
-                assertThat(worst).isLessThan(1_000);
-                assertThat(locks).allMatch(ReentrantDistributedLock::isLost);
-                for (LockOwnerAndLock held : asyncHolds) {
-                    assertThat(held.lock().unlockAsync(held.owner())).failsWithin(Duration.ofSeconds(5))
-                            .withThrowableOfType(ExecutionException.class)
-                            .withCauseInstanceOf(LockLostException.class);
+            frozen.freeze();
+            // the lease each hold has left, as the client knows it, when Redis stops answering
+            for (var held : client.heldLocks()) {
+                leaseEndAt.put(held.name(),
+                        System.nanoTime() + Duration.between(Instant.now(), held.leaseExpiresAt()).toNanos());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> toldAt.size() == 20);
+            long worst = 0;
+            for (var told : toldAt.entrySet()) {
+                Long end = leaseEndAt.get(told.getKey());
+                if (end != null) {
+                    worst = Math.max(worst, (told.getValue() - end) / 1_000_000);
                 }
             }
-            finally {
-                proxy.freeze(false);
+            System.out.printf("20 holds, lease ends spread over 1 s, a listener throwing an Error: told at most "
+                    + "%d ms after each lease end%n", worst);
+            assertThat(worst).isLessThan(1_000);
+            assertThat(locks).allMatch(ReentrantDistributedLock::isLost);
+            for (LockOwnerAndLock held : asyncHolds) {
+                assertThat(held.lock().unlockAsync(held.owner())).failsWithin(Duration.ofSeconds(5))
+                        .withThrowableOfType(ExecutionException.class)
+                        .withCauseInstanceOf(LockLostException.class);
             }
         }
     }
@@ -216,9 +200,8 @@ class LossReportedAtLeaseEndTest {
     @Test
     void closeFromAListenerToldByTheGuard() throws Exception {
         List<String> closedOn = new CopyOnWriteArrayList<>();
-        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories()) {
-            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                    .watchdogTimeout(LEASE).build();
+        try (FrozenRedis frozen = new FrozenRedis()) {
+            RedisLockClient client = frozen.newClient();
             client.addLockLostListener(event -> {
                 client.close();
                 closedOn.add(Thread.currentThread().getName());
@@ -226,17 +209,12 @@ class LossReportedAtLeaseEndTest {
             for (int i = 0; i < 5; i++) {
                 client.getLock("close-from-listener:" + i).lock();
             }
-            proxy.freeze(true);
-            try {
-                await().atMost(Duration.ofSeconds(10)).until(() -> !closedOn.isEmpty());
-                assertThat(client.isClosed()).isTrue();
-                await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
-                        .filter(Thread::isAlive).noneMatch(thread -> thread.getName().contains(client.getClientId())));
-                System.out.printf("closed from a listener on %s; no thread of the client left%n", closedOn.get(0));
-            }
-            finally {
-                proxy.freeze(false);
-            }
+            frozen.freeze();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !closedOn.isEmpty());
+            assertThat(client.isClosed()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                    .filter(Thread::isAlive).noneMatch(thread -> thread.getName().contains(client.getClientId())));
+            System.out.printf("closed from a listener on %s; no thread of the client left%n", closedOn.get(0));
         }
     }
 
@@ -247,25 +225,20 @@ class LossReportedAtLeaseEndTest {
     @Test
     void aHoldLeftOutOfTheFrozenRoundIsToldAtItsLeaseEndToo() throws Exception {
         Told told = new Told();
-        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
-                RedisLockClient client = told.client(proxy, factories)) {
+        try (FrozenRedis frozen = new FrozenRedis()) {
+            RedisLockClient client = told.client(frozen);
             Map<String, Long> toldAfter = told.afterMillis;
             ReentrantDistributedLock renewed = client.getLock("in-the-round");
             renewed.lock();
             ReentrantDistributedLock lengthened = client.getLock("left-out");
             lengthened.lock();
             assertThat(lengthened.tryLock(0, 2_500, TimeUnit.MILLISECONDS)).isTrue(); // 2.5 s: renewed once < 1.5 s left
-            told.freeze(proxy);
-            try {
-                await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 2);
-                System.out.printf("frozen: the hold in the round told after %d ms, the lengthened one (2.5 s lease) "
-                        + "after %d ms%n", toldAfter.get("in-the-round"), toldAfter.get("left-out"));
-                assertThat(toldAfter.get("left-out")).as("told by its 2.5 s lease end, not the %d s command timeout",
-                        COMMAND_TIMEOUT.toSeconds()).isLessThan(2_500 + 1_000);
-            }
-            finally {
-                proxy.freeze(false);
-            }
+            told.freeze(frozen);
+            await().atMost(Duration.ofSeconds(30)).until(() -> toldAfter.size() == 2);
+            System.out.printf("frozen: the hold in the round told after %d ms, the lengthened one (2.5 s lease) "
+                    + "after %d ms%n", toldAfter.get("in-the-round"), toldAfter.get("left-out"));
+            assertThat(toldAfter.get("left-out")).as("told by its 2.5 s lease end, not the %d s command timeout",
+                    COMMAND_TIMEOUT.toSeconds()).isLessThan(2_500 + 1_000);
         }
     }
 
@@ -275,21 +248,60 @@ class LossReportedAtLeaseEndTest {
         final Map<String, Long> afterMillis = new ConcurrentHashMap<>();
         private volatile long frozenAt;
 
-        RedisLockClient client(ChaosProxy proxy, Factories factories) {
-            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
-                    .watchdogTimeout(LEASE).build();
+        RedisLockClient client(FrozenRedis frozen) {
+            RedisLockClient client = frozen.newClient();
             client.addLockLostListener(this);
             return client;
         }
 
-        void freeze(ChaosProxy proxy) {
+        void freeze(FrozenRedis frozen) {
             frozenAt = System.nanoTime();
-            proxy.freeze(true);
+            frozen.freeze();
         }
 
         @Override
         public void lockLost(LockLostEvent event) {
             afterMillis.put(event.lockName(), (System.nanoTime() - frozenAt) / 1_000_000);
+        }
+    }
+
+    /**
+     * The test's redis-server behind a proxy that can stop answering; closing it lets Redis answer again, then
+     * closes the clients it made, their connection factories and the proxy.
+     */
+    private static final class FrozenRedis implements AutoCloseable {
+
+        private final ChaosProxy proxy;
+        private final Factories factories;
+        private final List<RedisLockClient> clients = new ArrayList<>();
+
+        FrozenRedis() throws IOException {
+            proxy = new ChaosProxy(redis.server().port());
+            factories = new Factories();
+        }
+
+        /** A client through the proxy, with the test's watchdog lease and command timeout. */
+        RedisLockClient newClient() {
+            RedisLockClient client = RedisLockClient.builder(factories.standalone(proxy.port(), COMMAND_TIMEOUT))
+                    .watchdogTimeout(LEASE).build();
+            clients.add(client);
+            return client;
+        }
+
+        void freeze() {
+            proxy.freeze(true);
+        }
+
+        void thaw() {
+            proxy.freeze(false);
+        }
+
+        @Override
+        public void close() {
+            thaw();
+            clients.forEach(RedisLockClient::close);
+            factories.close();
+            proxy.close();
         }
     }
 }

@@ -12,8 +12,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +29,7 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.InvalidLockKeyException;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.OtherInstance;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.test.RedisServerExtension;
 
@@ -42,20 +41,12 @@ class DistributedLockAspectTest {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     /** Another application instance, holding locks the context under test must wait for. */
-    private static RedisLockClient elsewhere;
+    @RegisterExtension
+    @org.junit.jupiter.api.Order(OtherInstance.AFTER_REDIS)
+    static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final ApplicationContextRunner runner = RelockContexts.on(redis).withUserConfiguration(Beans.class)
             .withPropertyValues("relock.wait-time=10s");
-
-    @BeforeAll
-    static void startOtherInstance() {
-        elsewhere = RedisLockClient.builder(redis.newConnectionFactory()).build();
-    }
-
-    @AfterAll
-    static void stopOtherInstance() {
-        elsewhere.close();
-    }
 
     @Test
     void nestedCallsOnTheSameKeyReenterAcrossBeansAndReleaseWhenTheOuterCallReturns() {

@@ -7,17 +7,16 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.OtherInstance;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.test.RedisServerExtension;
 import io.micrometer.observation.Observation;
@@ -32,22 +31,14 @@ class ObservationTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static RedisLockClient elsewhere;
+    @RegisterExtension
+    @Order(OtherInstance.AFTER_REDIS)
+    static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final TestObservationRegistry registry = TestObservationRegistry.create();
     private final List<String> allKeyValues = new CopyOnWriteArrayList<>();
     private final ApplicationContextRunner runner = RelockContexts.on(redis).withBean(Shipping.class)
             .withBean(TestObservationRegistry.class, () -> registry).withPropertyValues("relock.wait-time=0s");
-
-    @BeforeAll
-    static void startOtherInstance() {
-        elsewhere = RedisLockClient.builder(redis.newConnectionFactory()).build();
-    }
-
-    @AfterAll
-    static void stopOtherInstance() {
-        elsewhere.close();
-    }
 
     ObservationTest() {
         registry.observationConfig().observationHandler(new ObservationHandler<>() {

@@ -11,9 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +28,7 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.LockMode;
 import io.github.relock.spring.LockNotAcquiredException;
+import io.github.relock.spring.OtherInstance;
 import io.github.relock.spring.RelockContexts;
 import io.github.relock.test.RedisServerExtension;
 import reactor.core.Disposable;
@@ -45,20 +45,12 @@ class ReactiveLockTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static RedisLockClient elsewhere;
+    @RegisterExtension
+    @Order(OtherInstance.AFTER_REDIS)
+    static final OtherInstance elsewhere = new OtherInstance(redis);
 
     private final ApplicationContextRunner runner = RelockContexts.on(redis).withBean(Work.class)
             .withPropertyValues("relock.wait-time=30s");
-
-    @BeforeAll
-    static void startOtherInstance() {
-        elsewhere = RedisLockClient.builder(redis.newConnectionFactory()).build();
-    }
-
-    @AfterAll
-    static void stopOtherInstance() {
-        elsewhere.close();
-    }
 
     @BeforeEach
     void reset() {
