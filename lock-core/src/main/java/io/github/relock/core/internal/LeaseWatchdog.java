@@ -41,7 +41,10 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final ClientScheduler scheduler;
     /** Whether the scheduler is this watchdog's own (closed with it). */
     private final boolean ownScheduler;
-    /** Where a renewal that waits for replicas (WAIT) runs: it holds a dedicated connection while it waits. */
+    /**
+     * Where renewals are sent: taking a connection from a pooled factory may wait, and so does a renewal that waits
+     * for replicas (WAIT) on a dedicated connection; the scheduler, which gives connections back, must not.
+     */
     private final Executor blocking;
     private volatile boolean closed;
     /** The next round, or the check while a round's replies are out; scheduler thread only. */
@@ -57,7 +60,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /**
      * @param scheduler the client's timer thread, where every round and check runs
-     * @param blocking  where a renewal with minReplicas runs, since it waits for WAIT on a dedicated connection
+     * @param blocking  where renewals are sent, since taking a pooled connection may wait (and WAIT with minReplicas)
      */
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, ClientScheduler scheduler,
             Executor blocking, Consumer<Hold> lost) {
@@ -134,7 +137,10 @@ public final class LeaseWatchdog implements AutoCloseable {
             long sent = System.nanoTime();
             CompletableFuture<LockCommands.Renewal> reply;
             try {
-                reply = commands.renewAsync(batch, leaseMillis, blocking);
+                // sent from the blocking executor: a pooled factory's borrow waits for a connection, whose return
+                // runs on this scheduler; a renewal with minReplicas then waits there for WAIT, too
+                reply = CompletableFuture.supplyAsync(() -> commands.renewAsync(batch, leaseMillis, Runnable::run),
+                        blocking).thenCompose(renewal -> renewal);
             }
             catch (RuntimeException ex) {
                 reply = CompletableFuture.failedFuture(ex);

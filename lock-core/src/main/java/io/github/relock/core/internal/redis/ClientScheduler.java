@@ -1,5 +1,7 @@
 package io.github.relock.core.internal.redis;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -18,12 +20,16 @@ public final class ClientScheduler implements Executor, AutoCloseable {
 
     private final ScheduledThreadPoolExecutor executor;
     private final String threadName;
+    /** The threads started, joined by close(): the executor counts itself terminated just before its thread exits. */
+    private final Set<Thread> started = ConcurrentHashMap.newKeySet();
 
     public ClientScheduler(String threadName) {
         this.threadName = threadName;
         executor = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, threadName);
             thread.setDaemon(true); // a forgotten client must not keep the JVM alive
+            started.removeIf(old -> old.getState() == Thread.State.TERMINATED); // one that ended idle
+            started.add(thread);
             return thread;
         });
         executor.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
@@ -60,17 +66,26 @@ public final class ClientScheduler implements Executor, AutoCloseable {
         return executor.isShutdown();
     }
 
-    /** Drops the timers and waits up to a second for the thread to end, unless called from it. */
+    /**
+     * Drops the timers, runs what is already due (connections waiting to be given back to a pool), and waits up to
+     * a second for the thread to end, unless called from it.
+     */
     @Override
     public void close() {
-        executor.shutdownNow();
+        executor.shutdown(); // drops the timers; what is due runs (connections waiting to be given back)
         if (runsOnCurrentThread()) {
             return;
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MILLIS);
         try {
             executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            executor.shutdownNow();
+            for (Thread thread : started) {
+                TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadline - System.nanoTime()));
+            }
         }
         catch (InterruptedException ex) {
+            executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

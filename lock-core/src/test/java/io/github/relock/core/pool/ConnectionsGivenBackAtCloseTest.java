@@ -1,0 +1,104 @@
+package io.github.relock.core.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.test.RedisServer;
+import io.lettuce.core.api.StatefulConnection;
+
+/**
+ * A client on a pooled factory gives every connection back by the time close() returns, also when close() comes
+ * while renewals, asynchronous calls and waiters are on their way: the pool can lend all of them again.
+ */
+@Timeout(120)
+class ConnectionsGivenBackAtCloseTest {
+
+    private static final int POOL = 3;
+
+    @Test
+    void everyConnectionIsBackAfterCloseMidTraffic() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            LettuceConnectionFactory factory = pooled(server);
+            try {
+                for (int round = 0; round < 15; round++) {
+                    RedisLockClient holder = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofMillis(100))
+                            .build();
+                    RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofMillis(100))
+                            .build();
+                    List<CompletableFuture<?>> calls = new ArrayList<>();
+                    holder.getLock("back:contended").lock();
+                    for (int i = 0; i < 20; i++) {
+                        client.getLock("back:own:" + round + ":" + i).lock();
+                    }
+                    for (int i = 0; i < 4; i++) {
+                        calls.add(client.getLock("back:contended").tryLockAsync(Duration.ofSeconds(5), null,
+                                client.newOwner()).toCompletableFuture());
+                        calls.add(CompletableFuture.runAsync(() -> {
+                            try {
+                                client.getLock("back:contended").tryLock(5, TimeUnit.SECONDS);
+                            }
+                            catch (Exception ex) {
+                                // closed meanwhile
+                            }
+                        }));
+                    }
+                    Thread.sleep(150 + round * 13L % 100);
+                    client.close();
+                    holder.close();
+                    for (CompletableFuture<?> call : calls) {
+                        call.handle((r, ex) -> null).get(10, TimeUnit.SECONDS);
+                    }
+                    assertAllConnectionsLendable(factory, round);
+                    server.flushAll();
+                }
+            }
+            finally {
+                factory.destroy();
+            }
+        }
+    }
+
+    private static void assertAllConnectionsLendable(LettuceConnectionFactory factory, int round) {
+        List<RedisConnection> lent = new ArrayList<>();
+        try {
+            for (int i = 0; i < POOL; i++) {
+                RedisConnection connection = factory.getConnection();
+                lent.add(connection);
+                assertThat(connection.ping()).as("round %d, connection %d", round, i).isEqualTo("PONG");
+            }
+        }
+        finally {
+            lent.forEach(RedisConnection::close);
+        }
+    }
+
+    private static LettuceConnectionFactory pooled(RedisServer server) {
+        GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(POOL);
+        pool.setMaxIdle(POOL);
+        pool.setMaxWait(Duration.ofSeconds(2));
+        LettucePoolingClientConfiguration clients = LettucePoolingClientConfiguration.builder()
+                .poolConfig(pool).commandTimeout(Duration.ofSeconds(5)).build();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port()), clients);
+        factory.setShareNativeConnection(false);
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+}

@@ -1,0 +1,102 @@
+package io.github.relock.core.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
+
+import io.github.relock.core.DistributedLockException;
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.test.RedisServer;
+import io.lettuce.core.api.StatefulConnection;
+
+/**
+ * A pool that lends no connection within its wait is Redis not answering, whether the factory borrows at
+ * getConnection() or at the first command (no shared native connection): unlock() sends again until the pool
+ * lends one, and lock calls fail with relock's own exception, never the pool's.
+ */
+@Timeout(60)
+class ExhaustedPoolTest {
+
+    @Test
+    void unlockSendsAgainUntilThePoolLendsAConnection() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            LettuceConnectionFactory factory = pooled(server);
+            try (RedisLockClient client = RedisLockClient.builder(factory).build()) {
+                ReentrantDistributedLock lock = client.getLock("exhausted:unlock");
+                lock.lock();
+                CountDownLatch lent = new CountDownLatch(1);
+                Thread borrower = new Thread(() -> {
+                    RedisConnection connection = factory.getConnection();
+                    try {
+                        connection.ping(); // the pool's only connection, kept a while
+                        lent.countDown();
+                        Thread.sleep(600);
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                    finally {
+                        connection.close();
+                    }
+                });
+                borrower.start();
+                assertThat(lent.await(5, TimeUnit.SECONDS)).isTrue();
+                Throwable failure = catchThrowable(lock::unlock);
+                borrower.join();
+                assertThat(failure).isNull();
+                assertThat(server.commands().exists("lock:{exhausted:unlock}")).isZero();
+            }
+            finally {
+                factory.destroy();
+            }
+        }
+    }
+
+    @Test
+    void aLockCallFailsWithRelocksExceptionWhileThePoolLendsNothing() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            LettuceConnectionFactory factory = pooled(server);
+            try (RedisLockClient client = RedisLockClient.builder(factory).build()) {
+                RedisConnection connection = factory.getConnection();
+                try {
+                    connection.ping();
+                    Throwable failure = catchThrowable(() -> client.getLock("exhausted:lock").tryLock());
+                    assertThat(failure).isInstanceOf(DistributedLockException.class);
+                }
+                finally {
+                    connection.close();
+                }
+            }
+            finally {
+                factory.destroy();
+            }
+        }
+    }
+
+    private static LettuceConnectionFactory pooled(RedisServer server) {
+        GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
+        pool.setMaxTotal(1);
+        pool.setMaxIdle(1);
+        pool.setMaxWait(Duration.ofMillis(200));
+        LettucePoolingClientConfiguration clients = LettucePoolingClientConfiguration.builder()
+                .poolConfig(pool).commandTimeout(Duration.ofSeconds(5)).build();
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+                new RedisStandaloneConfiguration(server.host(), server.port()), clients);
+        factory.setShareNativeConnection(false);
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
+    }
+}
