@@ -45,8 +45,11 @@ public final class ClientRuntime implements AutoCloseable {
     private final ClientScheduler scheduler;
     /** Where the watchdog's losses are told: a listener that blocks must not stop the renewal of other holds. */
     private final Executor told;
-    /** The client's own listener thread, unless the user gave an executor. */
-    private final @Nullable AsyncRunner ownTold;
+    /**
+     * The client's own listener thread, started on demand: where listeners are told when the user gave no executor,
+     * or gave one that ran the event on the thread that handed it over (a direct executor).
+     */
+    private final AsyncRunner ownTold;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     /** Set by the one close() that does the closing, as it starts. */
@@ -80,9 +83,9 @@ public final class ClientRuntime implements AutoCloseable {
                 clientId, async, scheduler);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
-                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLost, async, scheduler);
+                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, async, scheduler);
         this.listeners.addAll(listeners);
-        this.ownTold = lockLostExecutor == null ? new AsyncRunner("relock-listeners-" + clientId, 1) : null;
+        this.ownTold = new AsyncRunner("relock-listeners-" + clientId, 1);
         this.told = lockLostExecutor != null ? lockLostExecutor : ownTold::execute;
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, async::execute,
                 this::reportLostLater);
@@ -193,9 +196,7 @@ public final class ClientRuntime implements AutoCloseable {
             watchdog.close();
             context.subscriptions().close();
             context.async().close();
-            if (ownTold != null) {
-                ownTold.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
-            }
+            ownTold.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
             scheduler.close();
             context.holds().clear();
         }
@@ -206,7 +207,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     private void awaitClosed() {
         if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || scheduler.runsOnCurrentThread()
-                || (ownTold != null && ownTold.runsOnCurrentThread())) {
+                || ownTold.runsOnCurrentThread()) {
             return;
         }
         boolean interrupted = false;
@@ -230,13 +231,24 @@ public final class ClientRuntime implements AutoCloseable {
         }
     }
 
-    /** A loss the watchdog found, told on the listeners' thread (or the user's executor), never the scheduler's. */
+    /**
+     * A loss, told on the listeners' thread or the user's executor: never on the scheduler, whose renewals a listener
+     * that blocks would stop, nor on the owner's thread, whose {@code unlock()} it would hold up.
+     */
     private void reportLostLater(Hold hold) {
         if (closed.get()) {
             return; // the client is closing: its listeners are told nothing more
         }
+        Thread handing = Thread.currentThread();
         try {
-            told.execute(() -> reportLost(hold));
+            told.execute(() -> {
+                if (Thread.currentThread() == handing) {
+                    ownTold.execute(() -> reportLost(hold)); // a direct executor: off the thread that handed it over
+                }
+                else {
+                    reportLost(hold);
+                }
+            });
         }
         catch (RejectedExecutionException closing) {
             // the client is closing: its listeners are told nothing more

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,7 +25,6 @@ class DirectListenerExecutorTest {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @Test
-    @Disabled("A direct lockLostExecutor runs a blocking listener on the scheduler thread, which stops every renewal")
     void aBlockingListenerOnADirectExecutorDoesNotStopRenewal() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch told = new CountDownLatch(1);

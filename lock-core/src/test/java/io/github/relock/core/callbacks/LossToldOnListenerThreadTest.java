@@ -12,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,7 +32,6 @@ class LossToldOnListenerThreadTest {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @Test
-    @Disabled("A loss found by the owner's own call runs the listeners on the owner's thread, not the listener executor")
     void aLeaseEndSeenByTheOwnerIsToldOnTheGivenExecutor() throws Exception {
         ExecutorService executor = Executors.newSingleThreadExecutor(task -> new Thread(task, "users-listener"));
         List<String> calledOn = new CopyOnWriteArrayList<>();
@@ -52,7 +50,6 @@ class LossToldOnListenerThreadTest {
     }
 
     @Test
-    @Disabled("A loss found by unlock() runs the listeners on the owner's thread, so a blocking listener holds up unlock()")
     void aBlockingListenerDoesNotHoldUpTheOwnersUnlock() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory())
