@@ -32,11 +32,20 @@ public final class LeaseWatchdog implements AutoCloseable {
     /** After a failed round the next comes this many times sooner: the lease still has about two rounds. */
     private static final int RETRY_SPEED_UP = 4;
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /**
+     * The checks of a late round run at most once per this share of a renewal interval: each looks at every hold,
+     * so one per lease end would, with many holds taken one after another, keep the scheduler busy with checks
+     * and leave the round's replies waiting behind them.
+     */
+    private static final int CHECKS_PER_INTERVAL = 100;
+    private static final long MIN_CHECK_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final HoldRegistry holds;
     private final LockCommands commands;
     private final long leaseMillis;
     private final long intervalNanos;
+    /** The shortest time between two checks of one late round. */
+    private final long checkGapNanos;
     private final Consumer<Hold> lost;
     private final ClientScheduler scheduler;
     /** Whether the scheduler is this watchdog's own (closed with it). */
@@ -73,6 +82,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         this.commands = commands;
         this.leaseMillis = leaseMillis;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
+        this.checkGapNanos = Math.max(MIN_CHECK_GAP_NANOS, intervalNanos / CHECKS_PER_INTERVAL);
         this.lost = lost;
         this.scheduler = scheduler;
         this.ownScheduler = ownScheduler;
@@ -212,7 +222,8 @@ public final class LeaseWatchdog implements AutoCloseable {
      * While a round's replies are out: behind a partition, or with the primary paused, Redis answers nothing until
      * the command timeout, which may be far longer than the lease. So once the round is a renewal interval late it
      * counts as failed ({@code late}: with minReplicas, holds whose acknowledged lease ends before the next round
-     * are reported); and a hold whose lease ends is reported then. Runs again at the next such moment.
+     * are reported); and a hold whose lease ends is reported then. Runs again at the next such moment, but not
+     * sooner than {@link #checkGapNanos} (a hundredth of the renewal interval, at least 1 ms) after this check.
      */
     private void check() {
         Round current = round;
@@ -233,7 +244,7 @@ public final class LeaseWatchdog implements AutoCloseable {
             }
         }
         if (earliest != Long.MAX_VALUE) {
-            later(this::check, earliest);
+            later(this::check, Math.max(earliest, checkGapNanos));
         }
     }
 
