@@ -3,12 +3,12 @@ package io.github.relock.chaos;
 import java.lang.reflect.Field;
 
 import io.github.relock.core.RedisLockClient;
-import io.github.relock.core.internal.ClientContext;
-import io.github.relock.core.internal.ClientRuntime;
-import io.github.relock.core.internal.HoldRegistry;
-import io.github.relock.core.internal.LeaseWatchdog;
-import io.github.relock.core.internal.ReleaseSubscriptions;
+import io.github.relock.core.internal.client.ClientRuntime;
+import io.github.relock.core.internal.hold.HoldRegistry;
+import io.github.relock.core.internal.hold.LeaseWatchdog;
+import io.github.relock.core.internal.lock.ClientContext;
 import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.wait.ReleaseSubscriptions;
 
 /**
  * The control for the close checks: a {@code close()} that forgets its watchdog and its pub/sub

@@ -1,6 +1,6 @@
 package io.github.relock.core;
 
-import io.github.relock.core.internal.SettingRules;
+import io.github.relock.core.internal.settings.SettingRules;
 
 /**
  * The one rule for naming a lock after a thing: a logical name, a {@code ':'}, and the thing's key

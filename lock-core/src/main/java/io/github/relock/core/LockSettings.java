@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.relock.core.internal.SettingRules;
+import io.github.relock.core.internal.settings.SettingRules;
 
 /**
  * How to take a lock, checked once: how long to wait, a fixed lease or the watchdog, and a maximum hold

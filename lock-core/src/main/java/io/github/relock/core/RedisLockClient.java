@@ -11,8 +11,8 @@ import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import io.github.relock.core.internal.ClientRuntime;
-import io.github.relock.core.internal.SettingRules;
+import io.github.relock.core.internal.client.ClientRuntime;
+import io.github.relock.core.internal.settings.SettingRules;
 
 /**
  * The {@link DistributedLockClient} on Redis: hands out {@link ReentrantDistributedLock}s that live in one

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.relock.core.internal.SettingRules;
+import io.github.relock.core.internal.settings.SettingRules;
 
 /**
  * The settings of a {@link RedisLockClient}, checked when built: each value out of its range is an

@@ -146,8 +146,8 @@ class JedisDriverTest {
             assertThatThrownBy(() -> jedisOnly.loadClass("io.lettuce.core.RedisClient"))
                     .isInstanceOf(ClassNotFoundException.class);
             // the classes that name Lettuce's load and initialize all the same
-            Class.forName("io.github.relock.core.internal.OwnConnection", true, jedisOnly);
-            Class.forName("io.github.relock.core.internal.LockCommands", true, jedisOnly);
+            Class.forName("io.github.relock.core.internal.command.OwnConnection", true, jedisOnly);
+            Class.forName("io.github.relock.core.internal.command.LockCommands", true, jedisOnly);
 
             Object configuration = jedisOnly.loadClass(RedisStandaloneConfiguration.class.getName())
                     .getConstructor(String.class, int.class).newInstance(server.host(), server.port());

@@ -1,6 +1,8 @@
 package io.github.relock.core.layers;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -16,6 +18,14 @@ import org.junit.jupiter.api.Test;
  * lock-core stands on spring-data-redis and Lettuce alone: it never reaches up into Spring Boot, AOP or SpEL, and its
  * public package shows users no driver type. No class depends on itself through another (a nested class counted with
  * its top-level class).
+ *
+ * <p>Inside lock-core the packages form layers, top to bottom: the public API {@code io.github.relock.core}, then
+ * the internal {@code client}, {@code lock}, {@code wait}, {@code hold}, {@code kind}, {@code command} and
+ * {@code redis}, and {@code settings} at the bottom. Only dependencies between lock-core's own classes count. Each
+ * internal layer may use the layers below it and the public API (its exceptions, value types and interfaces), never
+ * one above it; {@code settings} uses only the public API. The public API may use {@code internal.client} (to build
+ * a client) and {@code internal.settings} (to check its values) and no other internal package. Every class of
+ * lock-core belongs to one of these layers, and no internal sub-package depends on itself through another.
  */
 @Tag("redis-version-independent")
 class CoreLayeringTest {
@@ -45,6 +55,38 @@ class CoreLayeringTest {
     @Test
     void noClassOfTheCoreDependsOnItselfThroughAnother() {
         slices().assignedFrom(coreClassesByTopLevelClass()).should().beFreeOfCycles().check(CORE);
+    }
+
+    @Test
+    void theInternalPackagesRunOneWayFromTheHandlesDownToRedis() {
+        layeredArchitecture().consideringOnlyDependenciesInAnyPackage("io.github.relock.core..")
+                .layer("api").definedBy("io.github.relock.core")
+                .layer("client").definedBy("io.github.relock.core.internal.client..")
+                .layer("lock").definedBy("io.github.relock.core.internal.lock..")
+                .layer("wait").definedBy("io.github.relock.core.internal.wait..")
+                .layer("hold").definedBy("io.github.relock.core.internal.hold..")
+                .layer("kind").definedBy("io.github.relock.core.internal.kind..")
+                .layer("command").definedBy("io.github.relock.core.internal.command..")
+                .layer("redis").definedBy("io.github.relock.core.internal.redis..")
+                .layer("settings").definedBy("io.github.relock.core.internal.settings..")
+                .whereLayer("api").mayOnlyAccessLayers("client", "settings")
+                .whereLayer("client").mayOnlyAccessLayers(
+                        "api", "lock", "wait", "hold", "kind", "command", "redis", "settings")
+                .whereLayer("lock").mayOnlyAccessLayers("api", "wait", "hold", "kind", "command", "redis", "settings")
+                .whereLayer("wait").mayOnlyAccessLayers("api", "hold", "kind", "command", "redis", "settings")
+                .whereLayer("hold").mayOnlyAccessLayers("api", "kind", "command", "redis", "settings")
+                .whereLayer("kind").mayOnlyAccessLayers("api", "command", "redis", "settings")
+                .whereLayer("command").mayOnlyAccessLayers("api", "redis", "settings")
+                .whereLayer("redis").mayOnlyAccessLayers("api", "settings")
+                .whereLayer("settings").mayOnlyAccessLayers("api")
+                // internal's own package-info, the page that describes these layers, is in none of them
+                .ensureAllClassesAreContainedInArchitectureIgnoring(simpleName("package-info"))
+                .check(CORE);
+    }
+
+    @Test
+    void noInternalPackageDependsOnItselfThroughAnother() {
+        slices().matching("io.github.relock.core.internal.(*)..").should().beFreeOfCycles().check(CORE);
     }
 
     /** One slice per top-level class of lock-core; classes outside lock-core belong to none. */

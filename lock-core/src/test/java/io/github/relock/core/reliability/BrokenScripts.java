@@ -7,7 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
 
-import io.github.relock.core.internal.LuaScript;
+import io.github.relock.core.internal.command.LuaScript;
 
 /**
  * Deliberately broken locks for the checker controls, built from the real machinery: a modified copy

@@ -13,13 +13,13 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import io.github.relock.core.LockLostException;
 import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
-import io.github.relock.core.internal.LockCommands;
-import io.github.relock.core.internal.LockKeys;
+import io.github.relock.core.internal.command.LockCommands;
+import io.github.relock.core.internal.kind.LockKeys;
 
 /**
  * A lock user in its own JVM, so that scenarios can SIGKILL or SIGSTOP a real holder (watchdog and all)

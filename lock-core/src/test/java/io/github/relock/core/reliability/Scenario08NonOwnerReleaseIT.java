@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
-import io.github.relock.core.internal.LockCommands;
-import io.github.relock.core.internal.LockKeys;
+import io.github.relock.core.internal.command.LockCommands;
+import io.github.relock.core.internal.kind.LockKeys;
 import io.github.relock.test.ChildJvm;
 import io.github.relock.test.RedisServerExtension;
 

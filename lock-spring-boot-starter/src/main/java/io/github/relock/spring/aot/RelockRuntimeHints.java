@@ -7,9 +7,9 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
 
 import io.github.relock.spring.DistributedLock;
-import io.github.relock.spring.internal.LockKeyRootObject;
 import io.github.relock.spring.autoconfigure.RelockFailureAnalyzer;
 import io.github.relock.spring.autoconfigure.RelockProperties;
+import io.github.relock.spring.internal.LockKeyRootObject;
 
 /**
  * What relock reads reflectively or from the class path at run time, for an AOT-processed application
@@ -28,7 +28,7 @@ import io.github.relock.spring.autoconfigure.RelockProperties;
  */
 public final class RelockRuntimeHints implements RuntimeHintsRegistrar {
 
-    /** Where {@code lock-core} keeps its scripts (see {@code io.github.relock.core.internal.LuaScript}). */
+    /** Where {@code lock-core} keeps its scripts (see {@code io.github.relock.core.internal.command.LuaScript}). */
     public static final String LUA_SCRIPTS = "io/github/relock/core/*.lua";
 
     @Override

@@ -7,7 +7,7 @@ import org.springframework.beans.factory.InitializingBean;
 
 import io.github.relock.core.LockSettings;
 import io.github.relock.core.RedisLockClientSettings;
-import io.github.relock.core.internal.SettingRules;
+import io.github.relock.core.internal.settings.SettingRules;
 import io.github.relock.spring.InvalidLockConfigurationException;
 
 /**

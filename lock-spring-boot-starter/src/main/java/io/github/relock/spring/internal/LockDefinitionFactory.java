@@ -11,7 +11,7 @@ import org.springframework.core.env.PropertyResolver;
 
 import io.github.relock.core.LockNames;
 import io.github.relock.core.LockSettings;
-import io.github.relock.core.internal.SettingRules;
+import io.github.relock.core.internal.settings.SettingRules;
 import io.github.relock.spring.DistributedLock;
 import io.github.relock.spring.InvalidLockConfigurationException;
 import io.github.relock.spring.LockKeyResolver;

@@ -1,0 +1,331 @@
+package io.github.relock.core.internal.client;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+import io.github.relock.core.HeldLock;
+import io.github.relock.core.LockOperationException;
+import io.github.relock.core.LockOwner;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.internal.command.LockCommands;
+import io.github.relock.core.internal.command.RedisFailures;
+import io.github.relock.core.internal.hold.Hold;
+import io.github.relock.core.internal.hold.Holder;
+import io.github.relock.core.internal.hold.OwnerIds;
+import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.kind.LockKind;
+import io.github.relock.core.internal.lock.AcquireLoop;
+import io.github.relock.core.internal.lock.Acquisition;
+import io.github.relock.core.internal.lock.Arguments;
+import io.github.relock.core.internal.lock.AsyncCalls;
+import io.github.relock.core.internal.lock.ClientContext;
+import io.github.relock.core.internal.lock.Releases;
+import io.github.relock.core.internal.lock.UnwantedHandOff;
+import io.github.relock.core.internal.settings.SettingRules;
+import io.github.relock.core.internal.wait.ReleaseWaiter;
+
+/**
+ * A handle on one lock, owned by the calling thread or by one explicit owner: the API, put together from
+ * the wait ({@link AcquireLoop}), the round trip ({@link Acquisition}), the hand-off and the release. What
+ * differs between an exclusive lock and a side of a read-write lock is the keys' {@link LockKind}. Holds
+ * no state of its own; what is held lives in Redis and in the client's holds.
+ */
+final class RedisReentrantLock implements ReentrantDistributedLock {
+
+    private final LockKeys keys;
+    private final ClientContext context;
+    private final OwnerIds.@Nullable Owner fixedOwner;
+    /** How long a first acquisition through this handle may be held at most; 0: no limit. */
+    private final long maxHoldNanos;
+
+    RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
+        this(keys, context, OwnerIds.explicit(fixedOwnerId), 0);
+    }
+
+    private RedisReentrantLock(LockKeys keys, ClientContext context, OwnerIds.@Nullable Owner fixedOwner,
+            long maxHoldNanos) {
+        this.keys = keys;
+        this.context = context;
+        this.fixedOwner = fixedOwner;
+        this.maxHoldNanos = maxHoldNanos;
+    }
+
+    @Override
+    public RedisReentrantLock withMaxHold(Duration maxHold) {
+        return new RedisReentrantLock(keys, context, fixedOwner, SettingRules.checkLease("maxHold", maxHold).toNanos());
+    }
+
+    @Override
+    public String getName() {
+        return keys.name();
+    }
+
+    @Override
+    public String getKey() {
+        return keys.lock();
+    }
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(Long.MAX_VALUE, context.watchdogLeaseMillis(), true);
+    }
+
+    @Override
+    public void lock(long leaseTime, TimeUnit unit) {
+        acquireUninterruptibly(Long.MAX_VALUE, Arguments.leaseMillis(leaseTime, unit), false);
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquire(Long.MAX_VALUE, context.watchdogLeaseMillis(), true, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        return acquireUninterruptibly(0, context.watchdogLeaseMillis(), true);
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
+        return acquire(Arguments.waitNanos(waitTime, unit), context.watchdogLeaseMillis(), true, true);
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return acquire(Arguments.waitNanos(waitTime, unit), Arguments.leaseMillis(leaseTime, unit), false, true);
+    }
+
+    /**
+     * Takes the lock for a multi-lock: waits up to {@code waitNanos} (0: one attempt) and holds it for
+     * {@code leaseMillis}, or with the watchdog if 0.
+     */
+    boolean take(long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
+        boolean watchdog = leaseMillis == 0;
+        return acquire(waitNanos, watchdog ? context.watchdogLeaseMillis() : leaseMillis, watchdog, interruptible);
+    }
+
+    /** The caller's hold as this client records it; null if none. */
+    @Nullable Hold hold() {
+        return context.holds().get(keys, holder().id());
+    }
+
+    /**
+     * Gives back a level the caller took and no longer wants, as {@link #unlock()} does; once the client is closed
+     * (it then forgets its holds and refuses unlock()), a first hold ({@code taken}) is released all the same.
+     */
+    void giveBack(@Nullable Hold taken) {
+        if (!closed()) {
+            unlock();
+        }
+        else if (taken != null && taken.count() == 1) {
+            new Releases(keys, context).release(taken, 1);
+        }
+    }
+
+    private boolean closed() {
+        try {
+            context.openCheck().run();
+            return false;
+        }
+        catch (IllegalStateException ex) {
+            return true;
+        }
+    }
+
+    private boolean acquireUninterruptibly(long waitNanos, long leaseMillis, boolean watchdog) {
+        try {
+            return acquire(waitNanos, leaseMillis, watchdog, false);
+        }
+        catch (InterruptedException ex) {
+            throw new IllegalStateException("An uninterruptible wait cannot be interrupted", ex);
+        }
+    }
+
+    private boolean acquire(long waitNanos, long leaseMillis, boolean watchdog, boolean interruptible)
+            throws InterruptedException {
+        Holder holder = holder();
+        checkKind();
+        Acquisition acquisition = new Acquisition(keys, context, waitNanos > 0);
+        // an interrupted caller goes on to the wait, which reports the interrupt as it always did
+        if (!(interruptible && Thread.currentThread().isInterrupted())
+                && acquisition.reenterLocally(holder, leaseMillis, watchdog)) {
+            return true; // nothing to wait for: the caller holds it already
+        }
+        // an explicit owner's hold changes only in its turn, and a hand-off would register one outside it
+        ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() || holder.thread() == null ? null
+                : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
+        boolean acquired = false;
+        acquisition.started(holder);
+        try {
+            acquired = new AcquireLoop(keys, context).acquire(waitNanos, interruptible, holder.id(), candidate,
+                    () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
+                    new UnwantedHandOff(this, keys, context, holder));
+            return acquired;
+        }
+        finally {
+            acquisition.ended(holder, acquired);
+        }
+    }
+
+    @Override
+    public void unlock() {
+        context.openCheck().run();
+        new Releases(keys, context).unlock(holder());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, @Nullable Duration leaseTime, LockOwner owner) {
+        return async(owner).tryLock(Arguments.waitNanos(waitTime), leaseTime);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(LockOwner owner) {
+        return async(owner).lock(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(Duration leaseTime, LockOwner owner) {
+        return async(owner).lock(leaseTime);
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync(LockOwner owner) {
+        return async(owner).unlock();
+    }
+
+    private AsyncCalls async(LockOwner owner) {
+        return AsyncCalls.of(keys, context, fixedOwner, owner, maxHoldNanos);
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        context.openCheck().run();
+        return query(() -> keys.kind().forceUnlock(context.commands(), keys));
+    }
+
+    @Override
+    public boolean isLocked() {
+        return query(() -> keys.kind().isLocked(context.commands(), keys));
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return getHoldCount() > 0;
+    }
+
+    @Override
+    public boolean isLost() {
+        Hold hold = context.holds().get(keys, holder().id());
+        return hold != null && (hold.lost() || hold.leaseEnded());
+    }
+
+    /**
+     * What this client knows, with no round trip: what the last call to Redis and the watchdog told it. A hold
+     * known lost, or whose lease ran out by the local clock (a fixed lease, or a watchdog lease no renewal
+     * reached in time), is 0, and the owner has now seen that: its next
+     * acquisition is a new hold, and the record goes after a watchdog timeout, so that
+     * {@code if (isHeldByCurrentThread()) unlock()} leaves nothing behind. A loss not known yet is reported by
+     * the watchdog's next round or by {@code unlock()}.
+     */
+    @Override
+    public int getHoldCount() {
+        Hold hold = context.holds().get(keys, holder().id());
+        if (hold == null) {
+            return 0;
+        }
+        if (!hold.lost() && !hold.leaseEnded()) {
+            return hold.count();
+        }
+        if (hold.markLost()) {
+            context.lossReporter().accept(hold); // a lease the local clock saw end: told to the listeners once, too
+        }
+        hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
+        return 0;
+    }
+
+    @Override
+    public Duration remainingLease() {
+        return Duration.ofMillis(query(() -> keys.kind().remainingLeaseMillis(context.commands(), keys,
+                holder().id())));
+    }
+
+    @Override
+    public long fencingToken() {
+        Holder holder = holder();
+        Hold hold = context.holds().get(keys, holder.id());
+        if (hold == null || hold.lost() || hold.leaseEnded()) {
+            throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe()
+                    + ", so there is no fencing token");
+        }
+        return hold.fencingToken();
+    }
+
+    @Override
+    public Optional<HeldLock> currentHold() {
+        Hold hold = context.holds().get(keys, holder().id());
+        return hold == null ? Optional.empty() : Optional.of(hold.heldLock());
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("Distributed locks have no conditions: waiting threads would have to "
+                + "be tracked in Redis too. Use a separate queue or pub/sub channel to signal between holders.");
+    }
+
+    /**
+     * Asks Redis {@code question} about this lock's keys, outside any hold of the owner (no open check: a
+     * closed client may still read); a failure to reach Redis is a {@link LockOperationException}.
+     */
+    <T> T ask(BiFunction<LockCommands, LockKeys, T> question) {
+        return query(() -> question.apply(context.commands(), keys));
+    }
+
+    /** As {@link #ask}, refused once the client is closed: for what changes the lock. */
+    <T> T change(BiFunction<LockCommands, LockKeys, T> change) {
+        context.openCheck().run();
+        return ask(change);
+    }
+
+    private <T> T query(Supplier<T> call) {
+        try {
+            return call.get();
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), keys.lock(), "Could not read lock '" + keys.name() + "': "
+                    + RedisFailures.describe(ex), ex);
+        }
+    }
+
+    /** The kind's own refusals, with the caller named by its owner id (not the hold's field). */
+    private void checkKind() {
+        OwnerIds.Owner owner = owner();
+        keys.kind().check(context.holds(), keys, owner.id(), new Holder(owner, threadName()).describe());
+    }
+
+    private @Nullable String threadName() {
+        return fixedOwner != null ? null : Thread.currentThread().getName();
+    }
+
+    /** Who calls: the explicit owner, or the calling thread's. */
+    private OwnerIds.Owner owner() {
+        return fixedOwner != null ? fixedOwner : context.owners().currentThread();
+    }
+
+    /** The caller as the holder of this kind of lock: its hold's field in Redis (see {@link LockKind#field}). */
+    private Holder holder() {
+        return Holder.of(keys, owner(), threadName());
+    }
+
+    @Override
+    public String toString() {
+        return "RedisReentrantLock[" + keys.lock() + (fixedOwner != null ? ", owner " + fixedOwner.id() : "") + "]";
+    }
+}

@@ -1,0 +1,297 @@
+package io.github.relock.core.internal.command;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.relock.core.internal.command.Encoding.EncodedNumber;
+import io.github.relock.core.internal.redis.AsyncScripts;
+import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+/**
+ * Every Redis call a lock makes, typed: take, give back, hand off, force, renew, and the reads. The
+ * scripts run through the {@link ScriptRunner}; with {@code minReplicas > 0} first acquisitions and
+ * renewals go through the {@link ReplicaAcknowledgement} policy instead.
+ */
+public final class LockCommands {
+
+    /** The default fencing counter retention: 7 days. */
+    public static final long DEFAULT_FENCE_RETENTION_MILLIS = 7L * 24 * 3600 * 1000;
+    /**
+     * How long a freed plain lock is kept for the client whose turn it is (see turns.lua): a pub/sub
+     * delivery and a round trip, with room for a busy machine. A client that no longer comes costs the others this.
+     */
+    public static final long TURN_MILLIS = 50;
+    private static final byte[] TURN = Encoding.bytes(TURN_MILLIS);
+    private static final byte[] WAITS = Encoding.bytes(1);
+    private static final byte[] DOES_NOT_WAIT = Encoding.bytes(0);
+
+    private final ScriptRunner runner;
+    private final @Nullable ReplicaAcknowledgement replicas;
+    /** How long a fencing counter is kept after it last changed, encoded once. */
+    private final byte[] fenceRetention;
+    /** The last lease sent: nearly every call of a client sends the same one (the watchdog lease). */
+    private volatile EncodedNumber lastLease = new EncodedNumber(0, Encoding.bytes(0));
+
+    public LockCommands(RedisConnectionFactory factory) {
+        this(factory, 0, 0, DEFAULT_FENCE_RETENTION_MILLIS);
+    }
+
+    /**
+     * @param minReplicas             replicas that must acknowledge an acquisition (0: no WAIT)
+     * @param replicaAckTimeoutMillis how long WAIT waits for them
+     * @param fenceRetentionMillis    how long a lock's fencing counter is kept after it last changed
+     * @throws IllegalArgumentException if {@code minReplicas > 0} on a Redis Cluster connection
+     */
+    public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
+            long fenceRetentionMillis) {
+        this(factory, minReplicas, replicaAckTimeoutMillis, fenceRetentionMillis,
+                new ClientScheduler("relock-scheduler-commands"));
+    }
+
+    /**
+     * @param scheduler the client's timer thread: sends again what a migrating slot refused, gives connections back
+     * @see #LockCommands(RedisConnectionFactory, int, long, long)
+     */
+    public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
+            long fenceRetentionMillis, ClientScheduler scheduler) {
+        this.runner = new ScriptRunner(factory, scheduler);
+        this.fenceRetention = Encoding.bytes(fenceRetentionMillis);
+        this.replicas = minReplicas > 0 ? new ReplicaAcknowledgement(minReplicas, replicaAckTimeoutMillis) : null;
+        if (minReplicas > 0 && Boolean.TRUE.equals(runner.cluster())) {
+            throw new IllegalArgumentException("minReplicas is not supported on Redis Cluster: WAIT cannot be sent to "
+                    + "the lock's node on the connection that ran the script");
+        }
+    }
+
+    public RedisConnectionFactory connectionFactory() {
+        return runner.factory();
+    }
+
+    /** For the scripts of other lock kinds (see {@code LockKind}). */
+    public ScriptRunner runner() {
+        return runner;
+    }
+
+    /** How long a fencing counter is kept after it last changed, encoded. */
+    public byte[] fenceRetention() {
+        return fenceRetention;
+    }
+
+    /**
+     * Takes, re-enters or reports the lock. With {@code minReplicas > 0}, a first acquisition that fewer
+     * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
+     */
+    public AcquireReply acquire(KeyNames keys, String ownerId, long leaseMillis, int holdsBefore) {
+        return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, -1, false);
+    }
+
+    /**
+     * {@link #acquire(KeyNames, String, long, int)} with the owner id already UTF-8 encoded.
+     *
+     * @param lengthens -1, or a re-entry that asks for a longer lease than the hold has left: with minReplicas it
+     *                  waits for the replicas too, since a failover would otherwise keep the shorter lease; given back
+     *                  unacknowledged, its lease goes back to what it was, never below this many ms
+     * @param willWait       whether the caller waits if the lock is busy: it may then take the next turn
+     */
+    public AcquireReply acquire(KeyNames keys, byte[] ownerId, long leaseMillis, int holdsBefore,
+            long lengthens, boolean willWait) {
+        byte[][] args = {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), keys.fairBytes(), keys.fairFenceBytes(),
+                ownerId, lease(leaseMillis),
+                Encoding.bytes(holdsBefore), fenceRetention, willWait ? WAITS : DOES_NOT_WAIT, TURN,
+                keys.channelBytes()};
+        ReplicaAcknowledgement policy = replicas;
+        if (policy != null && (holdsBefore == 0 || lengthens >= 0)) {
+            // not acknowledged: the one hold just taken is given back, leaving the ones before it (and their lease)
+            return runner.run(c -> policy.acquire(c, keys, args, (token, leaseBefore) -> withRestore(
+                    releaseArgs(keys, ownerId, Encoding.bytes(token), holdsBefore + 1),
+                    holdsBefore == 0 ? 0 : Math.max(leaseBefore, lengthens))));
+        }
+        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, args)));
+    }
+
+    /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
+    public long release(KeyNames keys, String ownerId, long fencingToken, int holdsBefore) {
+        return release(keys, Encoding.bytes(ownerId), Encoding.bytes(fencingToken), holdsBefore);
+    }
+
+    /** {@link #release(KeyNames, String, long, int)} with the owner id and token already encoded. */
+    public long release(KeyNames keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
+        byte[][] args = releaseArgs(keys, ownerId, fencingToken, holdsBefore);
+        return runner.run(c -> runner.eval(c, LuaScript.RELEASE, 3, args));
+    }
+
+    /** release.lua's arguments with ARGV[7]: the lease to cut a given-back re-entry's lengthened one back to. */
+    private static byte[][] withRestore(byte[][] releaseArgs, long restoreMillis) {
+        byte[][] args = Arrays.copyOf(releaseArgs, releaseArgs.length + 1);
+        args[releaseArgs.length] = Encoding.bytes(restoreMillis);
+        return args;
+    }
+
+    private byte[][] releaseArgs(KeyNames keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
+        return new byte[][] {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), ownerId, fencingToken,
+                Encoding.bytes(holdsBefore), keys.channelBytes(), fenceRetention, TURN};
+    }
+
+    /**
+     * Moves the caller's last hold to {@code newOwner} with a new fencing token and {@code leaseMillis}, in
+     * one step; with {@code othersFirst}, frees and announces it instead when another client may wait
+     * (always on a cluster, where a node does not see every subscriber). Safe to send again.
+     *
+     * @return the new owner's fencing token, 0 if freed instead, -1 if the caller no longer holds this hold
+     */
+    public long transfer(KeyNames keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
+            boolean othersFirst) {
+        int mode = othersFirst ? (Boolean.FALSE.equals(runner.cluster()) ? 1 : 2) : 0;
+        return runner.run(c -> runner.eval(c, LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
+                Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN));
+    }
+
+    /** A client none of whose threads waits for {@code keys} any more leaves its turns (turn-leave.lua). */
+    public static ScriptCall leaveTurns(KeyNames keys, byte[] ownerId) {
+        return new ScriptCall(LuaScript.TURN_LEAVE, 2, keys.lockBytes(), keys.turnBytes(), ownerId,
+                keys.channelBytes(), TURN);
+    }
+
+    /** Makes {@code call} and waits for its reply, up to the connection's command timeout. */
+    public void send(ScriptCall call) {
+        runner.run(c -> runner.eval(c, call.script(), call.numKeys(), call.keysAndArgs()));
+    }
+
+    /** Makes {@code call}, waiting at most {@code waitMillis} for its reply; see {@link ScriptRunner#sendBriefly}. */
+    public void sendBriefly(ScriptCall call, long waitMillis) {
+        runner.sendBriefly(call.script(), waitMillis, call.numKeys(), call.keysAndArgs());
+    }
+
+    public boolean forceUnlock(KeyNames keys) {
+        return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), keys.channelBytes())) == 1L;
+    }
+
+    /**
+     * Ends the hold {@code ownerId} has with {@code fencingToken}, whatever its count, as a loss (its token goes
+     * stale); false if it was gone already.
+     */
+    public boolean forceRelease(KeyNames keys, byte[] ownerId, byte[] fencingToken) {
+        return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), keys.channelBytes(), ownerId, fencingToken)) == 1L;
+    }
+
+    /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */
+    public boolean awaitsReplicas() {
+        return replicas != null;
+    }
+
+    /** How long each WAIT may take (0 without minReplicas). */
+    public long replicaAckTimeoutMillis() {
+        ReplicaAcknowledgement policy = replicas;
+        return policy == null ? 0 : policy.timeoutMillis();
+    }
+
+    /**
+     * What a renewal call found.
+     *
+     * @param renewed      one flag per hold, in order: true renewed, false no longer held by its owner
+     * @param acknowledged whether enough replicas acknowledged it (always true without minReplicas)
+     */
+    public record Renewal(List<Boolean> renewed, boolean acknowledged) {
+    }
+
+    /** A hold as a renewal names it: its lock's keys and its hash field. */
+    public interface Renewable {
+
+        KeyNames keys();
+
+        /** The hold's hash field, UTF-8 encoded. */
+        byte[] ownerBytes();
+    }
+
+    /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster, and waits for the reply. */
+    public Renewal renew(List<? extends Renewable> holds, long leaseMillis) {
+        try {
+            return renewAsync(holds, leaseMillis, Runnable::run).join();
+        }
+        catch (CompletionException ex) {
+            throw RedisErrors.translate(ex);
+        }
+    }
+
+    /**
+     * Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. Without minReplicas nothing
+     * waits for the reply; with it, the script and its WAIT hold a dedicated connection, on {@code blocking}.
+     * The future fails with a {@code DataAccessException}.
+     */
+    public CompletableFuture<Renewal> renewAsync(List<? extends Renewable> holds, long leaseMillis, Executor blocking) {
+        byte[][] keysAndArgs = new byte[holds.size() * 2 + 1][];
+        int k = 0;
+        for (Renewable hold : holds) {
+            keysAndArgs[k++] = hold.keys().lockBytes();
+        }
+        keysAndArgs[k++] = Encoding.bytes(leaseMillis);
+        for (Renewable hold : holds) {
+            keysAndArgs[k++] = hold.ownerBytes();
+        }
+        ReplicaAcknowledgement policy = replicas;
+        CompletableFuture<ReplicaAcknowledgement.Renewal> reply = policy != null
+                ? CompletableFuture.supplyAsync(() -> runner.run(c -> policy.renew(c, holds.size(), keysAndArgs)), blocking)
+                : runner.evalAsync(LuaScript.RENEW, holds.size(), keysAndArgs)
+                        .thenApply(flags -> new ReplicaAcknowledgement.Renewal(flags, true));
+        return reply.thenApply(done -> {
+            List<Boolean> renewed = new ArrayList<>(done.flags().size());
+            for (Object flag : done.flags()) {
+                renewed.add(Encoding.asLong(flag) == 1L);
+            }
+            return new Renewal(renewed, done.acknowledged());
+        });
+    }
+
+    /** Splits holds into renewal calls: per Cluster slot unless the connections are known not to be a cluster's. */
+    public <T extends Renewable> List<List<T>> renewalBatches(Collection<T> holds) {
+        return RenewalBatches.of(holds, hold -> hold.keys().lockBytes(), !Boolean.FALSE.equals(runner.cluster()));
+    }
+
+    public boolean exists(KeyNames keys) {
+        Long count = runner.query(c -> read(c, r -> r.exists(keys.lockBytes())));
+        return count != null && count > 0;
+    }
+
+    public int holdCount(KeyNames keys, String ownerId) {
+        byte[] count = runner.query(c -> read(c, r -> r.hget(keys.lockBytes(), Encoding.bytes(ownerId))));
+        return count == null ? 0 : Integer.parseInt(new String(count, StandardCharsets.UTF_8));
+    }
+
+    public long remainingLeaseMillis(KeyNames keys) {
+        Long pttl = runner.query(c -> read(c, r -> r.pttl(keys.lockBytes())));
+        return pttl == null ? 0 : Math.max(0, pttl);
+    }
+
+    /** A read through Lettuce's asynchronous commands, waited for as {@link AsyncScripts#await} does. */
+    private static <T> @Nullable T read(RedisConnection connection,
+            Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = ScriptRunner.commands(connection);
+        return AsyncScripts.await(AsyncScripts.call(commands, command), AsyncScripts.timeout(commands));
+    }
+
+    private byte[] lease(long leaseMillis) {
+        EncodedNumber last = lastLease;
+        if (last.value() != leaseMillis) {
+            last = new EncodedNumber(leaseMillis, Encoding.bytes(leaseMillis));
+            lastLease = last;
+        }
+        return last.bytes();
+    }
+}

@@ -1,0 +1,198 @@
+package io.github.relock.core.internal.command;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.PoolException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.github.relock.core.UnsupportedRedisDriverException;
+import io.github.relock.core.internal.redis.AsyncScripts;
+import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+/**
+ * Runs the lock's scripts on connections from the factory, through Lettuce's asynchronous commands (see
+ * {@link AsyncScripts}). Also the one place that knows whether the connections are cluster ones.
+ */
+public final class ScriptRunner {
+
+    private final RedisConnectionFactory factory;
+    /**
+     * Whether releases are announced with SPUBLISH: decided as {@code ReleaseSubscriptions} decides where to
+     * listen (a cluster-aware Lettuce factory), so a factory that wraps one announces and listens classically.
+     */
+    private final boolean sharded;
+    /** Whether the factory gives cluster connections; null until a connection has told. */
+    private volatile @Nullable Boolean cluster;
+
+    private final ClientScheduler scheduler;
+    private final AsyncScripts scripts;
+
+    /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
+    public static boolean isCluster(RedisConnectionFactory factory) {
+        return factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
+    }
+
+    public ScriptRunner(RedisConnectionFactory factory, ClientScheduler scheduler) {
+        this.factory = factory;
+        this.scheduler = scheduler;
+        this.scripts = new AsyncScripts(scheduler);
+        this.sharded = isCluster(factory);
+        try {
+            // the one connection opened at build: it also shows what a wrapping factory's driver is
+            query(connection -> {
+                RedisDriverCheck.requireLettuceInside(factory, connection);
+                return null;
+            });
+        }
+        catch (UnsupportedRedisDriverException ex) {
+            throw ex;
+        }
+        catch (RuntimeException ex) {
+            // Redis is down at start-up (or the pool is exhausted): the first connection that opens tells
+        }
+    }
+
+    RedisConnectionFactory factory() {
+        return factory;
+    }
+
+    /** True if known to be a cluster, false if known not to be, null while Redis has not been reached yet. */
+    @Nullable Boolean cluster() {
+        return cluster;
+    }
+
+    /** Runs a call that must answer: no reply means MULTI or a pipeline swallowed it, which the lock cannot use. */
+    public <T> T run(Function<RedisConnection, @Nullable T> call) {
+        T result = query(call);
+        if (result == null) {
+            throw new IllegalStateException("Redis returned no reply; relock does not run inside MULTI or a pipeline");
+        }
+        return result;
+    }
+
+    <T> @Nullable T query(Function<RedisConnection, @Nullable T> call) {
+        try (RedisConnection connection = connection()) {
+            if (cluster == null) {
+                cluster = connection instanceof RedisClusterConnection;
+            }
+            return call.apply(connection);
+        }
+    }
+
+    /**
+     * Sends a command on a connection of its own, given back to the factory once the reply is in (on the
+     * scheduler: a pool must not be entered from Lettuce's event loop). Fails, as the future does, with a
+     * {@code DataAccessException}; nothing waits for the reply.
+     */
+    <T> CompletableFuture<T> send(Function<RedisConnection, CompletableFuture<T>> command) {
+        RedisConnection connection;
+        try {
+            connection = connection();
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(RedisErrors.translate(ex));
+        }
+        if (cluster == null) {
+            cluster = connection instanceof RedisClusterConnection;
+        }
+        CompletableFuture<T> reply;
+        try {
+            reply = command.apply(connection);
+        }
+        catch (RuntimeException ex) {
+            reply = CompletableFuture.failedFuture(RedisErrors.translate(ex));
+        }
+        reply.whenComplete((value, failure) -> giveBack(connection));
+        return reply;
+    }
+
+    private void giveBack(RedisConnection connection) {
+        try {
+            scheduler.execute(connection::close);
+        }
+        catch (RejectedExecutionException closing) {
+            connection.close(); // the client is closing: nothing else runs on the scheduler any more
+        }
+    }
+
+    /**
+     * A connection from the factory. A pool that cannot hand one out throws Spring's {@link PoolException},
+     * which is not a {@link DataAccessException}: it becomes one here, so that every caller treats it as Redis
+     * not answering (nothing was sent, so a release may safely be sent again).
+     */
+    private RedisConnection connection() {
+        try {
+            return factory.getConnection();
+        }
+        catch (PoolException ex) {
+            throw new RedisConnectionFailureException("Could not get a Redis connection: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Runs a script on {@code connection} and waits for the reply (see {@link AsyncScripts#await}). */
+    public <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
+        return AsyncScripts.await(evalAsync(connection, script, numKeys, keysAndArgs), AsyncScripts.timeout(commands));
+    }
+
+    /**
+     * Runs a script on {@code connection}. While Redis Cluster migrates the lock's slot, a node refuses a script
+     * whose keys are only partly there with {@code TRYAGAIN} (a lock's fencing key outlives its hash, so taking a
+     * freed lock hits this for the whole migration): the script did not run, so it is sent again after a pause.
+     */
+    <T> CompletableFuture<T> evalAsync(RedisConnection connection, LuaScript<T> script, int numKeys,
+            byte[]... keysAndArgs) {
+        // on a cluster of a Lettuce factory, announced in the lock's shard only, where ShardedPubSubConnection listens
+        LuaScript<T> announcing = sharded && connection instanceof RedisClusterConnection ? script.onCluster() : script;
+        return scripts.eval(commands(connection), announcing.sent(), numKeys, keysAndArgs);
+    }
+
+    /**
+     * Lettuce's asynchronous commands under {@code connection}.
+     *
+     * @throws UnsupportedRedisDriverException for Jedis behind a wrapper that could not connect at build
+     */
+    static RedisClusterAsyncCommands<byte[], byte[]> commands(RedisConnection connection) {
+        if (!RedisDriverCheck.isLettuce(connection.getNativeConnection())) {
+            throw RedisDriverCheck.refused(connection.getClass().getName(), true);
+        }
+        return AsyncScripts.commands(connection);
+    }
+
+    /** Runs a script on a connection of its own (see {@link #send}). */
+    <T> CompletableFuture<T> evalAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        return send(connection -> evalAsync(connection, script, numKeys, keysAndArgs));
+    }
+
+    /**
+     * Sends a script and waits at most {@code waitMillis} for its reply (0: not at all), for calls whose outcome
+     * nobody waits for: a closed client's waiter leaving its place. Best effort; a failure is not reported.
+     */
+    void sendBriefly(LuaScript<?> script, long waitMillis, int numKeys, byte[]... keysAndArgs) {
+        CompletableFuture<?> reply = evalAsync(script, numKeys, keysAndArgs);
+        if (waitMillis > 0) {
+            try {
+                reply.get(waitMillis, TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            catch (ExecutionException | TimeoutException ex) {
+                // best effort: the lease or the turn's own expiry ends what this could not
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package io.github.relock.core.internal.lock;
+
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+import io.github.relock.core.LockKindMismatchException;
+import io.github.relock.core.LockLostException;
+import io.github.relock.core.LockOperationException;
+import io.github.relock.core.internal.command.AcquireReply;
+import io.github.relock.core.internal.command.Interrupts;
+import io.github.relock.core.internal.command.RedisFailures;
+import io.github.relock.core.internal.command.ScriptCall;
+import io.github.relock.core.internal.hold.Hold;
+import io.github.relock.core.internal.hold.Holder;
+import io.github.relock.core.internal.kind.FairKind;
+import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.kind.LockKind;
+import io.github.relock.core.internal.wait.WaitingOwners;
+
+/**
+ * One acquisition round trip of an exclusive lock for one holder, recorded in the client's holds before it
+ * returns, so that renewal can never miss a hold. Decides what an earlier hold of the same owner means: a
+ * re-entry, a loss to report once, or (seen lost, or a fixed lease that ended) a fresh start.
+ */
+public final class Acquisition {
+
+    /** How long a closed client's waiter waits for Redis to take in its undoing; later, Redis still gets it. */
+    static final long CLOSED_UNDO_WAIT_MILLIS = 100;
+
+    private final LockKeys keys;
+    private final ClientContext context;
+    /** Whether the caller waits if the lock is busy; some kinds then queue it (see {@link LockKind#acquire}). */
+    private final boolean willWait;
+
+    public Acquisition(LockKeys keys, ClientContext context, boolean willWait) {
+        this.keys = keys;
+        this.context = context;
+        this.willWait = willWait;
+    }
+
+    /**
+     * Takes or re-enters the lock once.
+     *
+     * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
+     * @throws LockLostException      if this is a re-entry into a hold that is gone
+     * @throws LockOperationException if Redis could not be asked
+     */
+    public AcquireReply attempt(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
+        return context.turns().take(keys, holder, () -> attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos));
+    }
+
+    /**
+     * Re-enters the caller's live hold in this client alone, if a round trip would change nothing in Redis
+     * (see {@link Hold#coversReentry}).
+     *
+     * @return whether it did; if not, {@link #attempt} decides
+     */
+    public boolean reenterLocally(Holder holder, long leaseMillis, boolean watchdog) {
+        context.openCheck().run();
+        return context.turns().take(keys, holder, () -> reenteredLocally(context.holds().get(keys, holder.id()),
+                leaseMillis, watchdog) != null);
+    }
+
+    private @Nullable AcquireReply reenteredLocally(@Nullable Hold hold, long leaseMillis, boolean watchdog) {
+        if (hold == null || !hold.coversReentry(System.nanoTime(), leaseMillis, watchdog,
+                context.commands().awaitsReplicas())) {
+            return null;
+        }
+        hold.count(hold.count() + 1);
+        return new AcquireReply(hold.count(), hold.fencingToken());
+    }
+
+    private AcquireReply attemptInTurn(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
+        Hold hold = context.holds().get(keys, holder.id());
+        AcquireReply local = reenteredLocally(hold, leaseMillis, watchdog);
+        if (local != null) {
+            return local;
+        }
+        if (hold != null && hold.lost() && !hold.lossSeen()) {
+            context.holds().remove(hold); // told once; the next call starts afresh
+            throw lostOnReentry(holder);
+        }
+        if (hold != null && (hold.lost() || hold.fixedLeaseEnded())) {
+            // the owner saw the loss, or the lease ended as asked: this is a new hold, not a re-entry
+            context.holds().remove(hold);
+            hold = null;
+        }
+        int before = hold == null ? 0 : hold.stored(); // what Redis counts: levels re-entered locally are not sent
+        long sent = System.nanoTime();
+        // a lease beyond what the hold has left: with minReplicas, replicas must see it too; a watchdog lease
+        // as well, since a fixed-lease hold handed to the watchdog is renewed only from its next round on
+        boolean lengthens = hold != null
+                && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - leftUntil(hold) > 0;
+        // if given back unacknowledged, the lease goes back no shorter than a watchdog renewal meanwhile made it
+        long floor = !lengthens ? -1 : hold.watchdog() ? context.watchdogLeaseMillis() : 0;
+        AcquireReply reply;
+        try {
+            // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
+            reply = Interrupts.uninterruptibly(
+                    () -> keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor,
+                            willWait));
+        }
+        catch (DataAccessException ex) {
+            throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '" + keys.name() + "': "
+                    + RedisFailures.describe(ex), ex);
+        }
+        if (reply.acquired()) {
+            record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens);
+        }
+        else if (reply.otherKindHeld()) {
+            boolean fair = keys.kind() instanceof FairKind;
+            throw new LockKindMismatchException(keys.name(), "Lock '" + keys.name() + "' is held as a "
+                    + (fair ? "plain" : "fair") + " lock, and was asked for as a " + (fair ? "fair" : "plain")
+                    + " one: the two kinds would not exclude each other, so it was not taken. Every instance must "
+                    + "take this name as the same kind (fair or not)");
+        }
+        else if (reply.holdGone()) {
+            if (hold != null) {
+                context.holds().remove(hold);
+                if (hold.markLost()) {
+                    context.lossReporter().accept(hold); // found by asking Redis: the listeners hear of it too
+                }
+            }
+            if (before == 0) {
+                throw new IllegalStateException("Redis already records holds of lock '" + keys.name() + "' for owner '"
+                        + holder.id() + "' that this client did not take");
+            }
+            throw lostOnReentry(holder);
+        }
+        return reply;
+    }
+
+    /** Call before the first attempt: a waiting caller is counted, see {@link WaitingOwners}. */
+    public void started(Holder holder) {
+        if (willWait) {
+            context.waiting().arrive(keys, holder.id());
+        }
+    }
+
+    /**
+     * Call once the caller stops trying. A wait that ended without the lock lets the kind undo what waiting
+     * left (a claim, a place in line), unless another thread of the same owner still waits.
+     */
+    public void ended(Holder holder, boolean acquired) {
+        if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
+            return;
+        }
+        if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
+            return; // another waiter of this client keeps its place
+        }
+        ScriptCall undo = keys.kind().gaveUp(keys, holder.bytes());
+        if (undo == null) {
+            return;
+        }
+        try {
+            if (clientClosed()) {
+                // close() woke its waiters to end now: a Redis that does not answer must not hold them up
+                context.commands().sendBriefly(undo, CLOSED_UNDO_WAIT_MILLIS);
+            }
+            else {
+                Interrupts.uninterruptibly(() -> context.commands().send(undo));
+            }
+        }
+        catch (RuntimeException ex) {
+            // best effort, since what it leaves behind expires: the wait's own outcome is what the caller sees
+        }
+    }
+
+    private boolean clientClosed() {
+        try {
+            context.openCheck().run();
+            return false;
+        }
+        catch (IllegalStateException closed) {
+            return true;
+        }
+    }
+
+    /**
+     * Until when the hold is known kept where it counts: with minReplicas, on a replica. The primary may confirm
+     * more (renewals no replica acknowledged), but a failover keeps only what a replica saw.
+     */
+    private long leftUntil(Hold hold) {
+        long confirmed = hold.confirmedUntilNanos();
+        long acknowledged = hold.acknowledgedUntilNanos();
+        boolean replicasKnowLess = context.commands().awaitsReplicas() && acknowledged != Long.MAX_VALUE
+                && acknowledged - confirmed < 0;
+        return replicasKnowLess ? acknowledged : confirmed;
+    }
+
+    /** @param waited whether the call waited for the replicas (a re-entry that lengthened the lease) */
+    private void record(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis, boolean watchdog,
+            long maxHoldNanos, long sent, boolean waited) {
+        if (hold == null) {
+            Hold acquired = new Hold(keys, holder.id(), holder.bytes(), holder.thread(), reply.value(), watchdog,
+                    (int) reply.holds(), leaseMillis, sent);
+            acquired.maxHold(sent, maxHoldNanos);
+            if (context.commands().awaitsReplicas()) {
+                acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
+            }
+            context.holds().put(acquired);
+            return;
+        }
+        hold.stored((int) reply.holds());
+        hold.count(hold.count() + 1);
+        // the longest lease asked for wins: the script lengthened the lease, never shortened it
+        hold.leaseRenewed(sent, leaseMillis);
+        if (context.commands().awaitsReplicas() && waited) {
+            hold.acknowledged(sent, leaseMillis); // a longer lease was acknowledged, or not taken; never shortens
+        }
+        if (watchdog) {
+            hold.handToWatchdog();
+        }
+    }
+
+    private LockLostException lostOnReentry(Holder holder) {
+        return new LockLostException(keys.name(), keys.lock(), "Lock '" + keys.name() + "' was lost while " + holder.describe()
+                + " held it (its lease ran out or it was force-unlocked); re-entry refused");
+    }
+}

@@ -1,0 +1,93 @@
+package io.github.relock.core.internal.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.relock.core.LockOwner;
+import io.github.relock.core.internal.hold.Holder;
+import io.github.relock.core.internal.hold.OwnerIds;
+import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.wait.AsyncRunner;
+
+/**
+ * The asynchronous calls of one lock handle for one explicit owner: each returns at once, and its round
+ * trips run on the client's {@link AsyncRunner}. Arguments are checked before anything starts, so a bad one
+ * throws at the call, not in the future.
+ */
+public final class AsyncCalls {
+
+    private final LockKeys keys;
+    private final ClientContext context;
+    private final Holder holder;
+    private final long maxHoldNanos;
+
+    AsyncCalls(LockKeys keys, ClientContext context, Holder holder, long maxHoldNanos) {
+        this.keys = keys;
+        this.context = context;
+        this.holder = holder;
+        this.maxHoldNanos = maxHoldNanos;
+    }
+
+    /**
+     * The calls of a handle (whose own owner, if it has one, is {@code fixedOwner}) for {@code owner}.
+     *
+     * @throws IllegalArgumentException if the handle belongs to another owner
+     */
+    public static AsyncCalls of(LockKeys keys, ClientContext context, OwnerIds.@Nullable Owner fixedOwner, LockOwner owner,
+            long maxHoldNanos) {
+        Objects.requireNonNull(owner, "owner must not be null");
+        if (fixedOwner != null && !fixedOwner.id().equals(owner.id())) {
+            throw new IllegalArgumentException("This handle of lock '" + keys.name() + "' belongs to owner '"
+                    + fixedOwner.id() + "', not " + owner);
+        }
+        context.owners().checkMine(owner.id());
+        OwnerIds.Owner caller = Objects.requireNonNull(OwnerIds.explicit(owner.id()));
+        keys.kind().check(context.holds(), keys, caller.id(), new Holder(caller, null).describe());
+        return new AsyncCalls(keys, context, Holder.of(keys, caller, null), maxHoldNanos);
+    }
+
+    /** @param leaseTime null: the watchdog renews the hold until it is released */
+    public CompletableFuture<Boolean> tryLock(long waitNanos, @Nullable Duration leaseTime) {
+        boolean watchdog = leaseTime == null;
+        long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
+        return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false));
+    }
+
+    /** Waits as long as it takes. @param leaseTime null: the watchdog renews the hold until it is released */
+    public CompletableFuture<Void> lock(@Nullable Duration leaseTime) {
+        boolean watchdog = leaseTime == null;
+        long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
+        return start(Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
+                maxHoldNanos, null, null));
+    }
+
+    private <T> CompletableFuture<T> start(long waitNanos, AsyncAcquire.Request<T> request) {
+        context.openCheck().run();
+        return new AsyncAcquire<>(keys, context, request, waitNanos).start();
+    }
+
+    /** Gives back one hold; the result fails as {@code unlock()} would throw. Cancelling it changes nothing. */
+    public CompletableFuture<Void> unlock() {
+        context.openCheck().run();
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        try {
+            context.async().execute(() -> {
+                try {
+                    new Releases(keys, context).unlock(holder);
+                    result.complete(null);
+                }
+                catch (Throwable failure) {
+                    result.completeExceptionally(failure);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            throw new IllegalStateException("The RedisLockClient is closed", ex);
+        }
+        return result;
+    }
+}

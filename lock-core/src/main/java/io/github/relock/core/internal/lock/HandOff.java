@@ -1,0 +1,91 @@
+package io.github.relock.core.internal.lock;
+
+import java.util.Objects;
+
+import io.github.relock.core.internal.command.LockCommands;
+import io.github.relock.core.internal.hold.Hold;
+import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.wait.HandOffStreak;
+import io.github.relock.core.internal.wait.ReleaseWaiter;
+
+/**
+ * The local hand-off: a last release gives the lock straight to a thread of this client asleep on it, in
+ * one script call, with nothing announced, so the other clients' waiters are not woken for nothing. Once
+ * the streak is used up the same call frees the lock instead if another client waits, and this client
+ * steps back.
+ */
+public final class HandOff {
+
+    /** What a hand-off came to. */
+    enum Outcome {
+        /** Nobody here was asleep, or Redis refused the move: release as usual. */
+        NOT_TRIED,
+        /** The hold moved to a local waiter, or was freed for other clients. */
+        DONE,
+        /** The releasing hold was no longer in Redis. */
+        LOST
+    }
+
+    /** What {@link Transfer#transfer} returns when transfer.lua refused the move outright, changing nothing. */
+    static final long TRANSFER_REFUSED = -2;
+
+    /** Moves a last hold to a local waiter in one script call (see {@link LockCommands#transfer}). */
+    @FunctionalInterface
+    interface Transfer {
+
+        /**
+         * @return the waiter's fencing token, 0 if freed for other clients instead, -1 if {@code hold} was no
+         *         longer in Redis, {@link #TRANSFER_REFUSED} if nothing changed
+         */
+        long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst);
+    }
+
+    private final LockKeys keys;
+    private final ClientContext context;
+    private final Transfer releases;
+
+    HandOff(LockKeys keys, ClientContext context, Transfer releases) {
+        this.keys = keys;
+        this.context = context;
+        this.releases = releases;
+    }
+
+    /** Hands on {@code hold}, already out of the registry so that its renewal has stopped. */
+    Outcome handOn(Hold hold) {
+        ReleaseWaiter next = context.subscriptions().reserveSleeper(keys.channel());
+        if (next == null) {
+            return Outcome.NOT_TRIED;
+        }
+        ReleaseWaiter.Candidate to = Objects.requireNonNull(next.candidate());
+        HandOffStreak streak = next.streak();
+        long now = System.nanoTime();
+        long token;
+        try {
+            token = releases.transfer(hold, to, streak.usedUp(now));
+        }
+        catch (RuntimeException ex) {
+            next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
+            throw ex;
+        }
+        if (token == TRANSFER_REFUSED) {
+            next.decline();
+            return Outcome.NOT_TRIED; // nothing changed (e.g. over maxmemory, where a plain release still works)
+        }
+        if (token < 0) {
+            next.decline();
+            return Outcome.LOST;
+        }
+        if (token == 0) {
+            streak.freedForOthers(now);
+            next.decline(); // it looks again once the step-back is over
+            return Outcome.DONE;
+        }
+        // registered (and renewed, without a lease of its own) before the new owner wakes
+        Hold handed = new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis(), now);
+        handed.maxHold(now, to.maxHoldNanos());
+        context.holds().put(handed);
+        streak.handedOff(now);
+        next.grant();
+        return Outcome.DONE;
+    }
+}

@@ -1,0 +1,144 @@
+package io.github.relock.core.internal.lock;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+
+import io.github.relock.core.LockOperationException;
+import io.github.relock.core.internal.command.RedisFailures;
+import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.wait.PubSubLane;
+import io.github.relock.core.internal.wait.ReleaseSubscriptions;
+import io.github.relock.core.internal.wait.ReleaseWaiter;
+
+/**
+ * One waiter's join of its lock's release channel, run on the client's {@link PubSubLane}: opening the pub/sub
+ * connection and subscribing wait for Redis, which may not answer for the whole command timeout, while the
+ * waiter keeps its own deadline and goes on trying the lock meanwhile. Used by one waiter at a time.
+ */
+public final class JoinWithin {
+
+    private static final Logger log = LoggerFactory.getLogger(JoinWithin.class);
+
+    private final LockKeys keys;
+    private final CompletableFuture<ReleaseWaiter> joined = new CompletableFuture<>();
+    /** Whether the waiter took the outcome (or gave it up): else a waiter joined late must leave by itself. */
+    private boolean taken;
+    /** Set when the waiter gave up: a join still queued behind an unanswered call is then not sent at all. */
+    private volatile boolean abandoned;
+
+    /**
+     * Starts the join. {@code onWake}: what a release does to an asynchronous waiter (null: unpark the calling
+     * thread, which sleeps in the waiter); {@code onDone}, which must not block, is told when the join ends.
+     */
+    JoinWithin(LockKeys keys, ClientContext context, ReleaseWaiter.@Nullable Candidate candidate, String name,
+            @Nullable Runnable onWake, Runnable onDone) {
+        this.keys = keys;
+        Thread sleeper = Thread.currentThread();
+        ReleaseSubscriptions subscriptions = context.subscriptions();
+        try {
+            subscriptions.lane().execute(() -> {
+                if (abandoned) {
+                    joined.cancel(false);
+                    return;
+                }
+                try {
+                    joined.complete(subscriptions.join(keys.channel(), candidate, keys.kind().wakeUp(), name, sleeper,
+                            onWake));
+                }
+                catch (Throwable ex) {
+                    joined.completeExceptionally(ex);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            joined.completeExceptionally(new IllegalStateException("The RedisLockClient was closed while this "
+                    + "thread waited for lock '" + keys.name() + "'", ex));
+        }
+        joined.whenComplete((waiter, failure) -> onDone.run());
+    }
+
+    /** A join for the calling thread, which it unparks when it ends. */
+    static JoinWithin forThisThread(LockKeys keys, ClientContext context, ReleaseWaiter.@Nullable Candidate candidate,
+            String name) {
+        Thread thread = Thread.currentThread();
+        return new JoinWithin(keys, context, candidate, name, null, () -> LockSupport.unpark(thread));
+    }
+
+    /**
+     * Sleeps until the join ends, {@code nanos} pass or an interrupt comes.
+     *
+     * @return true if an interrupt ended the sleep; its status is then cleared, for the caller to decide
+     */
+    boolean await(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (!joined.isDone()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(this, left);
+            if (Thread.interrupted()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean pending() {
+        return !joined.isDone();
+    }
+
+    /**
+     * The waiter, once joined; null while the join is under way, or if Redis did not answer (a new join is then
+     * needed). An error reply ends the wait with {@link io.github.relock.core.LockOperationException}; a client
+     * closed meanwhile with {@link IllegalStateException}.
+     */
+    @Nullable ReleaseWaiter take() {
+        if (!joined.isDone()) {
+            return null;
+        }
+        taken = true;
+        try {
+            return joined.join();
+        }
+        catch (CompletionException ex) {
+            Throwable cause = ex.getCause();
+            if (cause instanceof DataAccessException failure) {
+                return unsubscribed(keys, failure);
+            }
+            if (cause instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (cause instanceof Error failure) {
+                throw failure;
+            }
+            throw ex;
+        }
+    }
+
+    /** The wait ends without what this join brings: a waiter that joins later leaves at once. */
+    void abandon() {
+        if (!taken) {
+            taken = true;
+            abandoned = true;
+            joined.thenAccept(ReleaseWaiter::close);
+        }
+    }
+
+    /** A failed subscription: null (wait without one) if Redis did not answer, else the wait's failure. */
+    static @Nullable ReleaseWaiter unsubscribed(LockKeys keys, DataAccessException ex) {
+        if (!RedisFailures.refused(ex)) {
+            log.debug("Could not subscribe to the releases of lock '{}'; looking again in a moment", keys.name(), ex);
+            return null;
+        }
+        throw new LockOperationException(keys.name(), keys.lock(), "Could not wait for lock '" + keys.name()
+                + "' (the subscription failed): " + RedisFailures.describe(ex), ex);
+    }
+}

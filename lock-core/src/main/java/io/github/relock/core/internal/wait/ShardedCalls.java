@@ -1,0 +1,92 @@
+package io.github.relock.core.internal.wait;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.RedisSystemException;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+
+/** The replies and channel names of Lettuce's cluster pub/sub calls, in Spring's terms: sharded pub/sub's own. */
+final class ShardedCalls {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardedCalls.class);
+
+    private ShardedCalls() {
+    }
+
+    /** SSUBSCRIBE, sent to the node of the channel's slot, confirmed within the connection's timeout. */
+    static void ssubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection, String channel) {
+        await(connection.async().ssubscribe(bytes(channel)), connection.getTimeout(), "subscribe to " + channel);
+    }
+
+    static void sunsubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection, String channel) {
+        await(connection.async().sunsubscribe(bytes(channel)), connection.getTimeout(), "unsubscribe from " + channel);
+    }
+
+    /** The node that owns {@code channel}'s slot, as {@code client} last saw the topology; null if none does. */
+    static @Nullable RedisClusterNode owner(RedisClusterClient client, String channel) {
+        return client.getPartitions().getPartitionBySlot(SlotHash.getSlot(bytes(channel)));
+    }
+
+    static void closeQuietly(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection) {
+        try {
+            connection.close();
+        }
+        catch (RuntimeException ex) {
+            log.debug("Could not close the pub/sub connection", ex);
+        }
+    }
+
+    static <T> T await(Future<T> reply, Duration timeout, String what) {
+        try {
+            return reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new RedisSystemException("Interrupted while waiting to " + what, ex);
+        }
+        catch (ExecutionException ex) {
+            Throwable cause = ex.getCause() == null ? ex : ex.getCause();
+            String message = "Could not " + what + ": " + cause.getMessage();
+            // an error reply is Redis refusing; anything else (a lost connection) is Redis not answering
+            throw cause instanceof RedisCommandExecutionException ? new RedisSystemException(message, cause)
+                    : new RedisConnectionFailureException(message, cause);
+        }
+        catch (TimeoutException ex) {
+            throw new QueryTimeoutException("Redis did not confirm in " + timeout.toMillis() + " ms: " + what, ex);
+        }
+    }
+
+    static boolean unknownCommand(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null && message.contains("unknown command")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String string(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,256 @@
+package io.github.relock.core.internal.wait;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+import io.github.relock.core.internal.command.Interrupts;
+import io.github.relock.core.internal.command.ScriptRunner;
+import io.github.relock.core.internal.redis.ClientScheduler;
+
+/**
+ * One client's release channels on a Redis Cluster: SSUBSCRIBE through Lettuce's cluster pub/sub connection,
+ * which sends each channel to the node that owns its slot (the lock's, by its hash tag), where the release
+ * scripts SPUBLISH; no other node hears of it. A server without sharded pub/sub (before Redis 7) answers the
+ * first SSUBSCRIBE with an error, and the client then uses classic pub/sub ({@link PubSubConnection}) for good.
+ *
+ * <p>Lettuce (7.5) does not move a sharded subscription to a slot's new owner: after a slot migration the old
+ * owner drops it (an SUNSUBSCRIBE nobody asked for), after a failover it dies with its node. So this class
+ * keeps the node each channel was confirmed on and subscribes again wherever the slot's owner changed: on an
+ * SUNSUBSCRIBE it did not send, on a topology change Lettuce reports, and on failed reconnects to a node it
+ * listens on (after asking for the topology): see {@link ShardedResubscriber}. A channel subscribed again, here or by Lettuce after a
+ * reconnect, may have missed releases meanwhile, so every waiter is woken to look again; a wake-up lost in
+ * any other way costs a waiter no more than its lease timer.
+ */
+final class ShardedPubSubConnection implements ReleaseChannels {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardedPubSubConnection.class);
+
+    /** Generations of the classic fallback start here, so a channel subscribed before the switch is subscribed again. */
+    private static final long CLASSIC_GENERATIONS = 1L << 32;
+
+    private final LettuceConnectionFactory factory;
+    private final String anchorChannel;
+    private final PubSubConnection.Events events;
+    /** Guards opening and the switch to classic, which talk to Redis: not a monitor, so virtual threads do not pin. */
+    private final ReentrantLock opening = new ReentrantLock();
+    /** Channels with local waiters, each with the id of the node that confirmed it ({@value ShardedResubscriber#UNCONFIRMED}: none yet). */
+    private final Map<String, String> channels = new ConcurrentHashMap<>();
+    private final ShardedResubscriber resubscriber;
+    private final ShardedListener listener;
+    /** Nodes that did not answer an SSUBSCRIBE (or the opening) a moment ago: many waiters, one try per node. */
+    private final UnansweredLately unanswered = new UnansweredLately();
+    private volatile @Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
+    private volatile @Nullable PubSubConnection classic;
+    private volatile long generation;
+    private volatile boolean closed;
+
+    /** @param scheduler the client's timer thread, where slot moves are followed; null: a thread of its own */
+    ShardedPubSubConnection(RedisConnectionFactory factory, String anchorChannel, PubSubConnection.Events events,
+            @Nullable ClientScheduler scheduler) {
+        this.factory = (LettuceConnectionFactory) factory;
+        this.anchorChannel = anchorChannel;
+        this.events = events;
+        this.resubscriber = new ShardedResubscriber(scheduler != null ? scheduler
+                : new ClientScheduler("relock-pubsub-" + anchorChannel), scheduler == null, channels, this::listening,
+                this::client, events::mayHaveMissedReleases);
+        this.listener = new ShardedListener(channels, events, resubscriber);
+    }
+
+    /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
+    static boolean isCluster(RedisConnectionFactory factory) {
+        return ScriptRunner.isCluster(factory);
+    }
+
+    @Override
+    public long open() {
+        PubSubConnection fallback = classic;
+        if (fallback != null) {
+            return CLASSIC_GENERATIONS + fallback.open();
+        }
+        Interrupts.uninterruptibly(this::connection);
+        PubSubConnection switched = classic;
+        return switched != null ? CLASSIC_GENERATIONS + switched.open() : generation;
+    }
+
+    @Override
+    public long subscribe(String channel) {
+        PubSubConnection fallback = classic;
+        if (fallback != null) {
+            return CLASSIC_GENERATIONS + fallback.subscribe(channel);
+        }
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> current = Interrupts.uninterruptibly(this::connection);
+        long on = generation;
+        String node = nodeOf(channel);
+        unanswered.check(node, "subscribe to " + channel);
+        channels.putIfAbsent(channel, ShardedResubscriber.UNCONFIRMED); // before it is sent: the confirmation must find it
+        try {
+            Interrupts.uninterruptibly(() -> ShardedCalls.ssubscribe(current, channel));
+        }
+        catch (RuntimeException ex) {
+            channels.remove(channel);
+            if (!ShardedCalls.unknownCommand(ex)) {
+                throw ex instanceof DataAccessException failure ? unanswered.note(node, failure) : ex;
+            }
+            useClassic(ex);
+            return subscribe(channel);
+        }
+        unanswered.answered(node);
+        return on;
+    }
+
+    @Override
+    public void unsubscribe(String channel) {
+        PubSubConnection fallback = classic;
+        if (fallback != null) {
+            fallback.unsubscribe(channel);
+            return;
+        }
+        channels.remove(channel); // first: the SUNSUBSCRIBE that answers this one is not a lost subscription
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
+        if (closed || current == null) {
+            return;
+        }
+        try {
+            Interrupts.uninterruptibly(() -> ShardedCalls.sunsubscribe(current, channel));
+        }
+        catch (RuntimeException ex) {
+            // a dead node has no subscriptions left to undo
+            log.debug("Could not unsubscribe from {}", channel, ex);
+        }
+    }
+
+    private StatefulRedisClusterPubSubConnection<byte[], byte[]> connection() {
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> alive = connection;
+        if (alive != null && alive.isOpen()) {
+            return alive;
+        }
+        opening.lock();
+        try {
+            StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
+            if (current != null && current.isOpen()) {
+                return current;
+            }
+            if (closed) {
+                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+            }
+            if (current != null) {
+                ShardedCalls.closeQuietly(current);
+            }
+            RedisClusterClient client = client();
+            unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
+            StatefulRedisClusterPubSubConnection<byte[], byte[]> fresh;
+            try {
+                fresh = client.connectPubSub(ByteArrayCodec.INSTANCE);
+            }
+            catch (RuntimeException ex) {
+                // callers treat Spring's exceptions as Redis not answering, as with classic pub/sub
+                throw unanswered.note(UnansweredLately.CONNECTION, new RedisConnectionFailureException(
+                        "Could not open the pub/sub connection: " + ex.getMessage(), ex));
+            }
+            unanswered.answered(UnansweredLately.CONNECTION);
+            fresh.addListener(listener);
+            resubscriber.follow(client);
+            generation++;
+            connection = fresh;
+            if (closed) {
+                // close() came while this opened it and did not wait for this thread: the connection goes here
+                connection = null;
+                ShardedCalls.closeQuietly(fresh);
+                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+            }
+            if (current != null) {
+                // the channels of the closed connection: on the new one, and their waiters look again
+                channels.replaceAll((channel, node) -> ShardedResubscriber.UNCONFIRMED);
+                resubscriber.resubscribe(false, 0);
+            }
+            return fresh;
+        }
+        finally {
+            opening.unlock();
+        }
+    }
+
+    /** The id of the node that owns {@code channel}'s slot, as this client last saw the topology. */
+    private String nodeOf(String channel) {
+        RedisClusterNode owner = ShardedCalls.owner(client(), channel);
+        return owner == null ? UnansweredLately.CONNECTION : owner.getNodeId();
+    }
+
+    RedisClusterClient client() {
+        AbstractRedisClient client = factory.getRequiredNativeClient();
+        if (!(client instanceof RedisClusterClient cluster)) {
+            throw new IllegalStateException("A cluster-aware LettuceConnectionFactory gave no RedisClusterClient: " + client);
+        }
+        return cluster;
+    }
+
+    /** A server that does not know SSUBSCRIBE: classic pub/sub from now on, as its scripts then PUBLISH. */
+    private void useClassic(RuntimeException why) {
+        opening.lock();
+        try {
+            if (classic != null) {
+                return;
+            }
+            log.info("Redis Cluster without sharded pub/sub ({}): lock releases are heard through classic pub/sub",
+                    why.getMessage());
+            StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
+            connection = null;
+            if (current != null) {
+                ShardedCalls.closeQuietly(current);
+            }
+            channels.clear();
+            PubSubConnection fallback = new PubSubConnection(factory, anchorChannel, events);
+            classic = fallback;
+            if (closed) {
+                fallback.close(); // close() did not wait for this switch: the fallback opens nothing
+            }
+        }
+        finally {
+            opening.unlock();
+        }
+    }
+
+    /** The sharded connection channels are subscribed on; null once closed or classic. */
+    private @Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]> listening() {
+        return closed || classic != null ? null : connection;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        resubscriber.close();
+        // never waits for a thread that is opening the connection (see PubSubConnection.close())
+        boolean locked = opening.tryLock();
+        try {
+            StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
+            connection = null;
+            if (current != null) {
+                ShardedCalls.closeQuietly(current);
+            }
+            PubSubConnection fallback = classic;
+            if (fallback != null) {
+                fallback.close();
+            }
+        }
+        finally {
+            if (locked) {
+                opening.unlock();
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.github.relock.core.internal.wait;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.relock.core.internal.kind.WakeUp;
+
+/**
+ * The local threads waiting for one lock, behind its release channel. A release wakes one of them; a
+ * releaser of this client may reserve one that sleeps for a hand-off instead.
+ */
+final class WaiterQueue {
+
+    final String channel;
+    private final WakeUp wakeUp;
+    final HandOffStreak streak = new HandOffStreak();
+    private final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
+    /** Joiners count in under {@link #lock}; a waiter leaves without it, since an (un)subscribe may hold it long. */
+    private final AtomicInteger members = new AtomicInteger();
+    /** Guards the fields below; held while (un)subscribing this channel, and for nothing else. */
+    final ReentrantLock lock = new ReentrantLock();
+    /** The connection generation this channel is subscribed on; 0: not subscribed. */
+    long subscribedOn;
+    /** Unsubscribed after its last waiter left: a joiner must start a new queue. */
+    boolean retired;
+
+    WaiterQueue(String channel, WakeUp wakeUp) {
+        this.channel = channel;
+        this.wakeUp = wakeUp;
+    }
+
+    /** The look scheduled after the last announcement, if it asked for one; the next announcement cancels it. */
+    private final AtomicReference<Future<?>> look = new AtomicReference<>();
+
+    /** Keeps {@code scheduled} as the one pending look, cancelling the one before (moot since). */
+    void looking(Future<?> scheduled) {
+        Future<?> before = look.getAndSet(scheduled);
+        if (before != null) {
+            before.cancel(false);
+        }
+    }
+
+    /** A new announcement came, or the queue is retired: a pending look is moot. */
+    void cancelLook() {
+        Future<?> pending = look.getAndSet(null);
+        if (pending != null) {
+            pending.cancel(false);
+        }
+    }
+
+    int members() {
+        return members.get();
+    }
+
+    /** Counts a joiner in (under {@link #lock}); returns how many waited before it. */
+    int joined() {
+        return members.getAndIncrement();
+    }
+
+    /** Counts a waiter out; returns how many are left. */
+    int left() {
+        return members.decrementAndGet();
+    }
+
+    WakeUp wakeUp() {
+        return wakeUp;
+    }
+
+    /** A release was announced; {@code message} names the next in line of a fair lock. */
+    void released(String message) {
+        switch (wakeUp) {
+            case ONE -> wakeOne();
+            case ALL -> wakeAll();
+            case NAMED -> wakeNamed(message);
+        }
+    }
+
+    /** Wakes the waiter called {@code name}; none here: another client's turn. An empty name wakes all. */
+    private void wakeNamed(String name) {
+        if (name.isEmpty()) {
+            wakeAll();
+            return;
+        }
+        for (ReleaseWaiter waiter : waiters) {
+            if (waiter.name().equals(name)) {
+                waiter.signal();
+                return;
+            }
+        }
+    }
+
+    void add(ReleaseWaiter waiter) {
+        waiters.add(waiter);
+    }
+
+    void remove(ReleaseWaiter waiter) {
+        waiters.remove(waiter);
+    }
+
+    /** Wakes the first waiter that is armed; one release, one attempt. */
+    void wakeOne() {
+        for (ReleaseWaiter waiter : waiters) {
+            if (waiter.signal()) {
+                return;
+            }
+        }
+    }
+
+    void wakeAll() {
+        for (ReleaseWaiter waiter : waiters) {
+            waiter.signal();
+        }
+    }
+
+    void wakeForShutdown() {
+        waiters.forEach(ReleaseWaiter::wakeForShutdown);
+    }
+
+    /** A waiter asleep on this lock, reserved for a hand-off, or null; none resets the hand-off streak. */
+    @Nullable ReleaseWaiter reserveSleeper() {
+        for (ReleaseWaiter waiter : waiters) {
+            if (waiter.offer()) {
+                return waiter;
+            }
+        }
+        streak.reset();
+        return null;
+    }
+}
