@@ -8,18 +8,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
-import io.lettuce.core.api.StatefulConnection;
 
 /**
  * A client on a pooled factory gives every connection back by the time close() returns, also when close() comes
@@ -33,7 +29,7 @@ class ConnectionsGivenBackAtCloseTest {
     @Test
     void everyConnectionIsBackAfterCloseMidTraffic() throws Exception {
         try (RedisServer server = RedisServer.start()) {
-            LettuceConnectionFactory factory = pooled(server);
+            LettuceConnectionFactory factory = PooledFactories.pooled(server, POOL, Duration.ofSeconds(2));
             try {
                 for (int round = 0; round < 15; round++) {
                     RedisLockClient holder = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofMillis(100))
@@ -85,20 +81,5 @@ class ConnectionsGivenBackAtCloseTest {
         finally {
             lent.forEach(RedisConnection::close);
         }
-    }
-
-    private static LettuceConnectionFactory pooled(RedisServer server) {
-        GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(POOL);
-        pool.setMaxIdle(POOL);
-        pool.setMaxWait(Duration.ofSeconds(2));
-        LettucePoolingClientConfiguration clients = LettucePoolingClientConfiguration.builder()
-                .poolConfig(pool).commandTimeout(Duration.ofSeconds(5)).build();
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(server.host(), server.port()), clients);
-        factory.setShareNativeConnection(false);
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
     }
 }

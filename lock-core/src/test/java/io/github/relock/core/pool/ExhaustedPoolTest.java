@@ -7,19 +7,15 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 import io.github.relock.core.DistributedLockException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
-import io.lettuce.core.api.StatefulConnection;
 
 /**
  * A pool that lends no connection within its wait is Redis not answering, whether the factory borrows at
@@ -32,7 +28,7 @@ class ExhaustedPoolTest {
     @Test
     void unlockSendsAgainUntilThePoolLendsAConnection() throws Exception {
         try (RedisServer server = RedisServer.start()) {
-            LettuceConnectionFactory factory = pooled(server);
+            LettuceConnectionFactory factory = PooledFactories.pooled(server, 1, Duration.ofMillis(200));
             try (RedisLockClient client = RedisLockClient.builder(factory).build()) {
                 ReentrantDistributedLock lock = client.getLock("exhausted:unlock");
                 lock.lock();
@@ -67,7 +63,7 @@ class ExhaustedPoolTest {
     @Test
     void aLockCallFailsWithRelocksExceptionWhileThePoolLendsNothing() throws Exception {
         try (RedisServer server = RedisServer.start()) {
-            LettuceConnectionFactory factory = pooled(server);
+            LettuceConnectionFactory factory = PooledFactories.pooled(server, 1, Duration.ofMillis(200));
             try (RedisLockClient client = RedisLockClient.builder(factory).build()) {
                 RedisConnection connection = factory.getConnection();
                 try {
@@ -83,20 +79,5 @@ class ExhaustedPoolTest {
                 factory.destroy();
             }
         }
-    }
-
-    private static LettuceConnectionFactory pooled(RedisServer server) {
-        GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(1);
-        pool.setMaxIdle(1);
-        pool.setMaxWait(Duration.ofMillis(200));
-        LettucePoolingClientConfiguration clients = LettucePoolingClientConfiguration.builder()
-                .poolConfig(pool).commandTimeout(Duration.ofSeconds(5)).build();
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(server.host(), server.port()), clients);
-        factory.setShareNativeConnection(false);
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
     }
 }

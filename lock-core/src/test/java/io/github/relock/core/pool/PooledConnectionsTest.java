@@ -8,17 +8,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettucePoolingClientConfiguration;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
-import io.lettuce.core.api.StatefulConnection;
 
 /**
  * A client on a pooled factory whose pool holds a single connection (no shared native connection): every call
@@ -33,7 +29,7 @@ class PooledConnectionsTest {
     @Test
     void renewalRoundsOfSeveralBatchesKeepGoingOnAPoolOfOne() throws Exception {
         try (RedisServer server = RedisServer.start()) {
-            LettuceConnectionFactory factory = pooled(server, 1);
+            LettuceConnectionFactory factory = PooledFactories.pooled(server, 1, null);
             RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofSeconds(1)).build();
             try {
                 List<ReentrantDistributedLock> locks = new ArrayList<>();
@@ -65,20 +61,5 @@ class PooledConnectionsTest {
                 factory.destroy();
             }
         }
-    }
-
-    static LettuceConnectionFactory pooled(RedisServer server, int connections) {
-        GenericObjectPoolConfig<StatefulConnection<?, ?>> pool = new GenericObjectPoolConfig<>();
-        pool.setMaxTotal(connections);
-        pool.setMaxIdle(connections);
-        pool.setMinIdle(0);
-        LettucePoolingClientConfiguration clients = LettucePoolingClientConfiguration.builder()
-                .poolConfig(pool).commandTimeout(Duration.ofSeconds(5)).build();
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-                new RedisStandaloneConfiguration(server.host(), server.port()), clients);
-        factory.setShareNativeConnection(false);
-        factory.afterPropertiesSet();
-        factory.start();
-        return factory;
     }
 }
