@@ -165,7 +165,7 @@ public interface ReentrantDistributedLock extends Lock {
      * Takes the lock for {@code owner} without holding a thread while it waits: the returned future
      * completes with true once the lock is held, with false if {@code waitTime} passed first. Between
      * attempts the wait is a subscription and a timer; each attempt is the same one Redis round trip as
-     * {@link #tryLock(long, long, TimeUnit)}, run on a few threads of the client. The owner names the
+     * {@link #tryLock(long, long, TimeUnit)}, sent without any thread waiting for its reply. The owner names the
      * holder, since no thread does: the same owner re-enters, and must release with
      * {@link #unlockAsync(LockOwner)} (or a handle of {@link RedisLockClient#getLock(String, LockOwner)}).
      *
@@ -175,9 +175,10 @@ public interface ReentrantDistributedLock extends Lock {
      * {@link LockOperationException} if Redis cannot be reached, {@link LockLostException} for a re-entry
      * into a lost hold, {@link IllegalStateException} once the client is closed.
      *
-     * <p>The future completes on one of those few threads, so callbacks chained with {@code thenApply}
-     * and the like run there too: blocking work in them (a {@code get()}, a blocking I/O call) holds up
-     * every asynchronous call of the client. Use the {@code *Async} variants for such work. While Redis
+     * <p>The future usually completes on a thread of the Redis driver (the one that read the reply), so
+     * callbacks chained with {@code thenApply} and the like run there too: blocking work in them (a {@code get()},
+     * a blocking lock call, blocking I/O) holds up the replies of every connection that thread serves. Use the
+     * {@code *Async} variants with an executor of your own for such work. While Redis
      * does not answer, each attempt takes up to the connection factory's command timeout, and a deadline
      * can be passed by that much (more when many waiters retry at once).
      *

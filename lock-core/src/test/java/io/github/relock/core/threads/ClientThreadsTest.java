@@ -14,7 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,17 +30,15 @@ import io.github.relock.test.RedisServer;
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * The threads a client runs beyond Lettuce's event loops, whatever it does: its scheduler (renewal rounds, their
- * lease-end checks, timers, a cluster client's resubscriptions), one thread for lost-lock listeners, and the runner
- * pool that still carries the subscriptions and the asynchronous calls' round trips; none of them outlives close().
- * The target, at most two, is pinned by the disabled tests below.
+ * The threads a client runs beyond Lettuce's event loops, whatever it does: at most two, its scheduler (renewal
+ * rounds, their lease-end checks, the waits' timers, a cluster client's resubscriptions) and one thread for
+ * lost-lock listeners; none of them outlives close(). Waiters, blocking or asynchronous, hold no thread of the
+ * client's.
  */
 @Timeout(60)
 class ClientThreadsTest {
 
     private static final int MAX_THREADS = 2;
-    /** The runner pool's size (AsyncRunner.THREADS). */
-    private static final int RUNNER_THREADS = 4;
     private static final Duration WATCHDOG = Duration.ofMillis(600);
 
     @RegisterExtension
@@ -50,12 +47,10 @@ class ClientThreadsTest {
     @Test
     void renewalAndItsLeaseEndChecksRunOnTheSchedulerAndEveryThreadEndsWithTheClient() throws Exception {
         Set<String> seen = syncWaitersWatchdogHoldsAndALostLock("renewal-threads");
-        assertThat(seen).allMatch(name -> name.startsWith("relock-scheduler-") || name.startsWith("relock-listeners-")
-                || name.startsWith("relock-async-"), "the scheduler, the listener thread or the runner pool");
-        assertThat(seen).hasSizeLessThanOrEqualTo(MAX_THREADS + RUNNER_THREADS);
+        assertThat(seen).allMatch(name -> name.startsWith("relock-scheduler-") || name.startsWith("relock-listeners-"),
+                "the scheduler or the listener thread");
     }
 
-    @Disabled("subscriptions and the asynchronous calls' round trips still run on the client's runner pool")
     @Test
     void syncWaitersWatchdogHoldsAndALostLockRunAtMostTwoThreadsThatEndWithTheClient() throws Exception {
         assertThat(syncWaitersWatchdogHoldsAndALostLock("threads")).hasSizeLessThanOrEqualTo(MAX_THREADS);
@@ -115,9 +110,8 @@ class ClientThreadsTest {
             }
             await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(sampler.alive()).isEmpty());
             assertThat(sampler.seen()).allMatch(name -> name.startsWith("relock-scheduler-")
-                    || name.startsWith("relock-listeners-") || name.startsWith("relock-async-"),
-                    "the scheduler, the listener thread or the runner pool");
-            assertThat(sampler.seen()).hasSizeLessThanOrEqualTo(MAX_THREADS + RUNNER_THREADS);
+                    || name.startsWith("relock-listeners-"), "the scheduler or the listener thread");
+            assertThat(sampler.seen()).hasSizeLessThanOrEqualTo(MAX_THREADS);
         }
     }
 
@@ -166,7 +160,6 @@ class ClientThreadsTest {
         return sampler.seen();
     }
 
-    @Disabled("the asynchronous calls' round trips still run on the client's runner pool")
     @Test
     void asyncWaitersRunNoThreadOfTheirOwn() throws Exception {
         RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).clientId("async-threads")

@@ -41,7 +41,6 @@ import io.github.relock.core.internal.kind.ReadWriteSide;
 import io.github.relock.core.internal.lock.ClientContext;
 import io.github.relock.core.internal.redis.ClientScheduler;
 import io.github.relock.core.internal.settings.SettingRules;
-import io.github.relock.core.internal.wait.AsyncRunner;
 import io.github.relock.core.internal.wait.OwnerTurns;
 import io.github.relock.core.internal.wait.ReleaseSubscriptions;
 import io.github.relock.core.internal.wait.WaitingOwners;
@@ -65,7 +64,7 @@ public final class ClientRuntime implements AutoCloseable {
      * The client's own listener thread, started on demand: where listeners are told when the user gave no executor,
      * or gave one that ran the event on the thread that handed it over (a direct executor).
      */
-    private final AsyncRunner ownTold;
+    private final ListenerThread ownTold;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     /** Set by the one close() that does the closing, as it starts. */
@@ -94,16 +93,15 @@ public final class ClientRuntime implements AutoCloseable {
         LockCommands commands = new LockCommands(factory, settings.minReplicas(),
                 settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler);
         HoldRegistry holds = new HoldRegistry();
-        AsyncRunner async = new AsyncRunner("relock-async-" + clientId);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
-                clientId, async, scheduler);
+                clientId, null, scheduler);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
-                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, async, scheduler);
+                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler);
         this.listeners.addAll(listeners);
-        this.ownTold = new AsyncRunner("relock-listeners-" + clientId, 1);
+        this.ownTold = new ListenerThread("relock-listeners-" + clientId);
         this.told = lockLostExecutor != null ? lockLostExecutor : ownTold::execute;
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, async::execute,
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, ownTold::execute,
                 this::reportLostLater);
     }
 
@@ -211,7 +209,6 @@ public final class ClientRuntime implements AutoCloseable {
         try {
             watchdog.close();
             context.subscriptions().close();
-            context.async().close();
             ownTold.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
             scheduler.close();
             context.holds().clear();
@@ -222,7 +219,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     private void awaitClosed() {
-        if (watchdog.runsOnCurrentThread() || context.async().runsOnCurrentThread() || scheduler.runsOnCurrentThread()
+        if (watchdog.runsOnCurrentThread() || scheduler.runsOnCurrentThread()
                 || ownTold.runsOnCurrentThread()) {
             return;
         }

@@ -3,6 +3,7 @@ package io.github.relock.core.internal.client;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.BiFunction;
@@ -22,19 +23,19 @@ import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.hold.OwnerIds;
 import io.github.relock.core.internal.kind.LockKeys;
 import io.github.relock.core.internal.kind.LockKind;
-import io.github.relock.core.internal.lock.AcquireLoop;
+import io.github.relock.core.internal.lock.AsyncAcquire;
 import io.github.relock.core.internal.lock.Acquisition;
 import io.github.relock.core.internal.lock.Arguments;
 import io.github.relock.core.internal.lock.AsyncCalls;
 import io.github.relock.core.internal.lock.ClientContext;
 import io.github.relock.core.internal.lock.Releases;
-import io.github.relock.core.internal.lock.UnwantedHandOff;
+import io.github.relock.core.internal.lock.Waits;
 import io.github.relock.core.internal.settings.SettingRules;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
 
 /**
  * A handle on one lock, owned by the calling thread or by one explicit owner: the API, put together from
- * the wait ({@link AcquireLoop}), the round trip ({@link Acquisition}), the hand-off and the release. What
+ * the wait ({@link AsyncAcquire}), the round trip ({@link Acquisition}), the hand-off and the release. What
  * differs between an exclusive lock and a side of a read-write lock is the keys' {@link LockKind}. Holds
  * no state of its own; what is held lives in Redis and in the client's holds.
  */
@@ -126,7 +127,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             unlock();
         }
         else if (taken != null && taken.count() == 1) {
-            new Releases(keys, context).release(taken, 1);
+            Waits.await(new Releases(keys, context).release(taken, 1));
         }
     }
 
@@ -153,25 +154,39 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             throws InterruptedException {
         Holder holder = holder();
         checkKind();
-        Acquisition acquisition = new Acquisition(keys, context, waitNanos > 0);
-        // an interrupted caller goes on to the wait, which reports the interrupt as it always did
-        if (!(interruptible && Thread.currentThread().isInterrupted())
-                && acquisition.reenterLocally(holder, leaseMillis, watchdog)) {
+        context.openCheck().run();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before waiting for lock '" + keys.name() + "'");
+        }
+        if (new Acquisition(keys, context, waitNanos > 0).reenterLocally(holder, leaseMillis, watchdog)) {
             return true; // nothing to wait for: the caller holds it already
         }
         // an explicit owner's hold changes only in its turn, and a hand-off would register one outside it
         ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() || holder.thread() == null ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
-        boolean acquired = false;
-        acquisition.started(holder);
+        CompletableFuture<Boolean> waiting = AsyncAcquire.tryAcquire(keys, context, holder, leaseMillis, watchdog,
+                maxHoldNanos, waitNanos, candidate);
+        return interruptible ? awaitInterruptibly(waiting) : Waits.await(waiting);
+    }
+
+    /**
+     * Waits for the lock until an interrupt comes, which ends the wait; a lock taken or handed over at that very
+     * moment is given back, unless the wait had already ended with it (then the lock is held and the interrupt
+     * status kept).
+     */
+    private boolean awaitInterruptibly(CompletableFuture<Boolean> waiting) throws InterruptedException {
         try {
-            acquired = new AcquireLoop(keys, context).acquire(waitNanos, interruptible, holder.id(), candidate,
-                    () -> acquisition.attempt(holder, leaseMillis, watchdog, maxHoldNanos),
-                    new UnwantedHandOff(this, keys, context, holder));
-            return acquired;
+            return waiting.get();
         }
-        finally {
-            acquisition.ended(holder, acquired);
+        catch (InterruptedException ex) {
+            if (waiting.cancel(false)) {
+                throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");
+            }
+            Thread.currentThread().interrupt();
+            return Waits.await(waiting);
+        }
+        catch (ExecutionException ex) {
+            throw Waits.rethrown(ex);
         }
     }
 

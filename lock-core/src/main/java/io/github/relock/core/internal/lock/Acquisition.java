@@ -1,6 +1,9 @@
 package io.github.relock.core.internal.lock;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -9,7 +12,6 @@ import io.github.relock.core.LockKindMismatchException;
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.internal.command.AcquireReply;
-import io.github.relock.core.internal.command.Interrupts;
 import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.command.ScriptCall;
 import io.github.relock.core.internal.hold.Hold;
@@ -41,13 +43,21 @@ public final class Acquisition {
     }
 
     /**
-     * Takes or re-enters the lock once.
+     * Takes or re-enters the lock once, and waits for the outcome.
      *
      * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
      * @throws LockLostException      if this is a re-entry into a hold that is gone
      * @throws LockOperationException if Redis could not be asked
      */
     public AcquireReply attempt(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
+        return Waits.await(attemptAsync(holder, leaseMillis, watchdog, maxHoldNanos));
+    }
+
+    /**
+     * Takes or re-enters the lock once; the result fails as {@link #attempt} throws. No thread waits for the reply.
+     */
+    public CompletableFuture<AcquireReply> attemptAsync(Holder holder, long leaseMillis, boolean watchdog,
+            long maxHoldNanos) {
         return context.turns().take(keys, holder, () -> attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos));
     }
 
@@ -59,8 +69,8 @@ public final class Acquisition {
      */
     public boolean reenterLocally(Holder holder, long leaseMillis, boolean watchdog) {
         context.openCheck().run();
-        return context.turns().take(keys, holder, () -> reenteredLocally(context.holds().get(keys, holder.id()),
-                leaseMillis, watchdog) != null);
+        return Waits.await(context.turns().take(keys, holder, () -> CompletableFuture.completedFuture(
+                reenteredLocally(context.holds().get(keys, holder.id()), leaseMillis, watchdog) != null)));
     }
 
     private @Nullable AcquireReply reenteredLocally(@Nullable Hold hold, long leaseMillis, boolean watchdog) {
@@ -72,11 +82,11 @@ public final class Acquisition {
         return new AcquireReply(hold.count(), hold.fencingToken());
     }
 
-    private AcquireReply attemptInTurn(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
+    private CompletableFuture<AcquireReply> attemptInTurn(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
         Hold hold = context.holds().get(keys, holder.id());
         AcquireReply local = reenteredLocally(hold, leaseMillis, watchdog);
         if (local != null) {
-            return local;
+            return CompletableFuture.completedFuture(local);
         }
         if (hold != null && hold.lost() && !hold.lossSeen()) {
             context.holds().remove(hold); // told once; the next call starts afresh
@@ -95,17 +105,24 @@ public final class Acquisition {
                 && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - leftUntil(hold) > 0;
         // if given back unacknowledged, the lease goes back no shorter than a watchdog renewal meanwhile made it
         long floor = !lengthens ? -1 : hold.watchdog() ? context.watchdogLeaseMillis() : 0;
-        AcquireReply reply;
-        try {
-            // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
-            reply = Interrupts.uninterruptibly(
-                    () -> keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor,
-                            willWait));
-        }
-        catch (DataAccessException ex) {
-            throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '" + keys.name() + "': "
-                    + RedisFailures.describe(ex), ex);
-        }
+        Hold earlier = hold;
+        return keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor, willWait)
+                .handle((reply, failure) -> {
+                    if (failure != null) {
+                        Throwable cause = Waits.unwrapped(failure);
+                        if (cause instanceof DataAccessException ex) {
+                            throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '"
+                                    + keys.name() + "': " + RedisFailures.describe(ex), ex);
+                        }
+                        throw Waits.rethrown(cause);
+                    }
+                    return replied(earlier, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens, before);
+                });
+    }
+
+    /** What the reply to an acquisition means for the caller's hold ({@code hold}: the one it had before, if any). */
+    private AcquireReply replied(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis,
+            boolean watchdog, long maxHoldNanos, long sent, boolean lengthens, int before) {
         if (reply.acquired()) {
             record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens);
         }
@@ -140,31 +157,52 @@ public final class Acquisition {
     }
 
     /**
-     * Call once the caller stops trying. A wait that ended without the lock lets the kind undo what waiting
-     * left (a claim, a place in line), unless another thread of the same owner still waits.
+     * Call once the caller stops trying, and waits until Redis took in what it undoes (briefly, once the client is
+     * closed: close() woke its waiters to end now, and a Redis that does not answer must not hold them up).
      */
     public void ended(Holder holder, boolean acquired) {
-        if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
+        CompletableFuture<Void> undone = endedAsync(holder, acquired);
+        if (undone.isDone()) {
             return;
         }
-        if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
-            return; // another waiter of this client keeps its place
-        }
-        ScriptCall undo = keys.kind().gaveUp(keys, holder.bytes());
-        if (undo == null) {
+        if (!clientClosed()) {
+            Waits.await(undone);
             return;
         }
         try {
-            if (clientClosed()) {
-                // close() woke its waiters to end now: a Redis that does not answer must not hold them up
-                context.commands().sendBriefly(undo, CLOSED_UNDO_WAIT_MILLIS);
-            }
-            else {
-                Interrupts.uninterruptibly(() -> context.commands().send(undo));
-            }
+            undone.get(CLOSED_UNDO_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            // later, Redis still gets it; what it leaves behind expires anyway
+        }
+    }
+
+    /**
+     * Call once the caller stops trying. A wait that ended without the lock lets the kind undo what waiting
+     * left (a claim, a place in line), unless another thread of the same owner still waits. The result completes
+     * when Redis took in the undoing; it never fails (best effort, since what it leaves behind expires: the
+     * wait's own outcome is what the caller sees).
+     */
+    public CompletableFuture<Void> endedAsync(Holder holder, boolean acquired) {
+        CompletableFuture<Void> nothing = CompletableFuture.completedFuture(null);
+        if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
+            return nothing;
+        }
+        if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
+            return nothing; // another waiter of this client keeps its place
+        }
+        ScriptCall undo = keys.kind().gaveUp(keys, holder.bytes());
+        if (undo == null) {
+            return nothing;
+        }
+        try {
+            return context.commands().sendAsync(undo).exceptionally(failure -> null);
         }
         catch (RuntimeException ex) {
-            // best effort, since what it leaves behind expires: the wait's own outcome is what the caller sees
+            return nothing;
         }
     }
 

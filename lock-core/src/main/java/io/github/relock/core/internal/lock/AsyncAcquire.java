@@ -3,6 +3,7 @@ package io.github.relock.core.internal.lock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
@@ -11,28 +12,40 @@ import io.github.relock.core.internal.command.AcquireReply;
 import io.github.relock.core.internal.hold.Hold;
 import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.kind.LockKeys;
-import io.github.relock.core.internal.wait.AsyncRunner;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
+import io.github.relock.core.internal.wait.UnansweredLately;
 
 
 /**
- * One asynchronous wait for a lock: the same attempts as {@link AcquireLoop}, run on the client's
- * {@link AsyncRunner}, with no thread held in between. Between attempts the wait is a {@link ReleaseWaiter}
- * whose wake-up schedules the next attempt, and a timer on the client's scheduler at the holder's remaining lease
- * or the deadline.
- * Wake-ups, timers and a cancelled result are serialised into one step at a time.
+ * The wait for a lock, whatever its kind, for blocking and asynchronous callers alike: try once; if it is busy,
+ * join the lock's local waiters and wait until a release is announced, a local releaser hands the lock over, or
+ * the holder's lease would end, whichever comes first; try again. No spinning, and a lost announcement costs at
+ * most one lease. A subscription Redis did not confirm (a connection cut or timed out) is a wake-up that will not
+ * come: the wait looks again after {@link #RESUBSCRIBE_NANOS} and subscribes again, rather than give up.
+ *
+ * <p>No thread is held at any time: each step sends an attempt and goes on when its reply comes; between attempts
+ * the wait is a {@link ReleaseWaiter} whose wake-up starts the next step, and a timer on the client's scheduler.
+ * Wake-ups, timers, replies and a cancelled result are serialised into one step at a time; a step runs on whichever
+ * thread starts it (the caller's, the driver's on a reply, the scheduler's on a timer) and never blocks it. A
+ * blocking caller waits on the result.
  *
  * <p>The result may be completed by its caller at any moment (cancelled, or completed by hand): the wait
  * then ends and its subscription goes; a lock taken meanwhile is given back, never left to its lease.
  *
  * @param <T> the result's type: {@code Boolean} for a timed attempt, {@code Void} for a wait without end
  */
-final class AsyncAcquire<T> {
+public final class AsyncAcquire<T> {
 
     /** What the lock call needs besides the wait: who takes it, for how long, and what the result says. */
     record Request<T>(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos, @Nullable T granted,
-            @Nullable T notGranted) {
+            @Nullable T notGranted, ReleaseWaiter.@Nullable Candidate candidate) {
     }
+
+    /** How soon a wait whose subscription failed looks again, and subscribes again. */
+    static final long RESUBSCRIBE_NANOS = UnansweredLately.RESUBSCRIBE_NANOS;
+
+    /** How often to look again when the holder set no lease (a key written by something else). */
+    private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final LockKeys keys;
     private final ClientContext context;
@@ -40,11 +53,13 @@ final class AsyncAcquire<T> {
     private final Acquisition acquisition;
     private final long deadline;
     private final CompletableFuture<T> result = new CompletableFuture<>();
-    /** Wake-ups not yet handled; the step that takes the count from 0 runs them all at once. */
+    /** Wake-ups not yet handled; the one that takes the count from 0 runs the steps. */
     private final AtomicInteger kicks = new AtomicInteger();
+    /** The wake-ups the running step handles: written and read by that step only. */
+    private int seen;
     /** Kicks a step when the client closes: a wait paused between failed subscriptions has no waiter to wake. */
     private final Runnable onClose = this::kick;
-    /** Written by one step at a time (see {@link #kick()}); read by {@link #closed} when no step runs. */
+    /** Written by one step at a time (see {@link #kick()}). */
     private volatile @Nullable ReleaseWaiter waiter;
     /** The subscription under way, if any: written by one step at a time, like {@link #waiter}. */
     private volatile @Nullable JoinWithin joining;
@@ -59,7 +74,18 @@ final class AsyncAcquire<T> {
         this.deadline = System.nanoTime() + waitNanos;
     }
 
-    /** Starts the first attempt and returns at once; the result completes when the wait ends. */
+    /**
+     * Starts a wait of up to {@code waitNanos} (0: one attempt) for a handle's holder, which a local releaser may
+     * hand the lock to if it is {@code candidate} (null: nobody); the result says whether the lock is held.
+     */
+    public static CompletableFuture<Boolean> tryAcquire(LockKeys keys, ClientContext context, Holder holder,
+            long leaseMillis, boolean watchdog, long maxHoldNanos, long waitNanos,
+            ReleaseWaiter.@Nullable Candidate candidate) {
+        return new AsyncAcquire<>(keys, context, new Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true,
+                false, candidate), waitNanos).start();
+    }
+
+    /** Sends the first attempt and returns at once; the result completes when the wait ends. */
     CompletableFuture<T> start() {
         acquisition.started(request.holder());
         context.subscriptions().watchClose(onClose);
@@ -68,41 +94,52 @@ final class AsyncAcquire<T> {
         return result;
     }
 
-    /** Runs a step soon, unless one is running: that one then runs again. Cheap; never blocks. */
+    /** Runs a step now, unless one is running: that one then runs again. Never blocks. */
     private void kick() {
-        if (kicks.getAndIncrement() != 0) {
-            return;
-        }
-        try {
-            context.async().execute(this::steps);
-        }
-        catch (RejectedExecutionException ex) {
-            closed(new IllegalStateException("The RedisLockClient was closed while waiting for lock '"
-                    + keys.name() + "'", ex));
+        if (kicks.getAndIncrement() == 0) {
+            steps();
         }
     }
 
+    /** Runs steps while wake-ups came in meanwhile; stops when a step waits for a reply ({@link #resume} goes on). */
     private void steps() {
-        int seen;
         do {
             seen = kicks.get();
-            if (!finished) {
-                step();
+            if (!finished && step()) {
+                return;
             }
         } while (kicks.addAndGet(-seen) != 0);
     }
 
-    private void step() {
+    /** Called once the reply a step waited for was handled. */
+    private void resume() {
+        if (kicks.addAndGet(-seen) != 0) {
+            steps();
+        }
+    }
+
+    /** @return true if the step waits for a reply, and {@link #resume()} is called once it was handled */
+    private boolean step() {
+        ReleaseWaiter current = waiter;
+        if (current != null) {
+            if (current.takeGrant()) {
+                handedOver(current);
+                return false;
+            }
+            if (!current.stepBegins()) {
+                return false; // a local releaser is handing the lock over: its grant or decline kicks a step
+            }
+        }
         if (result.isDone()) {
             end(false); // its caller completed or cancelled it
-            return;
+            return false;
         }
         try {
             context.openCheck().run();
             long stepBack = Math.min(context.subscriptions().stepBackNanos(keys.channel()), deadline - System.nanoTime());
             if (stepBack > 0) {
                 later(stepBack); // this client just freed the lock for another one: leave it alone a moment
-                return;
+                return false;
             }
             JoinWithin join = joining;
             boolean joinFailed = false;
@@ -114,8 +151,30 @@ final class AsyncAcquire<T> {
             if (waiter != null) {
                 waiter.arm(); // a release announced from here on kicks another step
             }
-            AcquireReply reply = acquisition.attempt(request.holder(), request.leaseMillis(), request.watchdog(),
-                    request.maxHoldNanos());
+            CompletableFuture<AcquireReply> reply = acquisition.attemptAsync(request.holder(), request.leaseMillis(),
+                    request.watchdog(), request.maxHoldNanos());
+            if (reply.isDone()) {
+                replied(reply, joinFailed);
+                return false;
+            }
+            boolean failedJoin = joinFailed;
+            reply.whenComplete((unused, failure) -> {
+                replied(reply, failedJoin);
+                resume();
+            });
+            return true;
+        }
+        catch (Throwable failure) {
+            // an Error too: the caller hears of it, and what this wait left is cleaned up
+            finish(() -> result.completeExceptionally(failure));
+            return false;
+        }
+    }
+
+    /** Goes on from an attempt's outcome: the lock, the end of the wait, or a timer for the next attempt. */
+    private void replied(CompletableFuture<AcquireReply> attempt, boolean joinFailed) {
+        try {
+            AcquireReply reply = Waits.await(attempt); // done already: this does not wait
             if (reply.acquired()) {
                 granted();
                 return;
@@ -125,30 +184,57 @@ final class AsyncAcquire<T> {
                 finish(() -> result.complete(request.notGranted())); // nothing left behind once the caller hears
                 return;
             }
-            long sleep = Math.min(left, AcquireLoop.untilLeaseEnds(reply.value()));
+            long sleep = Math.min(left, untilLeaseEnds(reply.value()));
             if (waiter == null) {
                 if (joining == null && !joinFailed) {
-                    // on the pub/sub lane, not in this step: Redis may not answer it for the whole command timeout
-                    joining = new JoinWithin(keys, context, null, request.holder().id(), this::kick, this::kick);
+                    // under way while the wait goes on: Redis may not answer it for the whole command timeout
+                    joining = new JoinWithin(keys, context, candidate(), request.holder().id(), this::kick, this::kick);
                 }
                 // nothing announces the release to this wait yet: look again soon (and subscribe again)
-                later(Math.min(sleep, AcquireLoop.RESUBSCRIBE_NANOS));
+                later(Math.min(sleep, RESUBSCRIBE_NANOS));
                 return;
             }
             later(sleep);
+            waiter.sleeping(); // a local releaser may hand the lock over from now on
         }
         catch (Throwable failure) {
-            // an Error too: the caller hears of it, and what this wait left is cleaned up
             finish(() -> result.completeExceptionally(failure));
         }
     }
 
+    /** Who a local releaser may hand the lock to while this wait sleeps; null: nobody. */
+    private ReleaseWaiter.@Nullable Candidate candidate() {
+        // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
+        return context.commands().awaitsReplicas() ? null : request.candidate();
+    }
+
+    /**
+     * A local releaser moved the lock to this wait, and registered the hold: it is granted, unless the client
+     * closed meanwhile, which gives it back.
+     */
+    private void handedOver(ReleaseWaiter current) {
+        current.arm();
+        try {
+            context.openCheck().run();
+        }
+        catch (IllegalStateException closed) {
+            Hold handed = context.holds().get(keys, request.holder().id());
+            CompletableFuture<?> givenBack = handed != null && context.holds().remove(handed)
+                    ? new Releases(keys, context).release(handed, 1) // unlock() itself refuses on a closed client
+                    : CompletableFuture.completedFuture(null);
+            givenBack.whenComplete((left, failure) -> finish(() -> result.completeExceptionally(closed)));
+            return;
+        }
+        granted();
+    }
+
     private void later(long nanos) {
-        if (timer != null) {
-            timer.cancel(false);
+        ScheduledFuture<?> before = timer;
+        if (before != null) {
+            before.cancel(false);
         }
         try {
-            timer = context.scheduler().schedule(this::kick, nanos); // the step it kicks runs on the runner
+            timer = context.scheduler().schedule(this::kick, nanos);
         }
         catch (RejectedExecutionException ex) {
             throw new IllegalStateException("The RedisLockClient was closed while waiting for lock '" + keys.name()
@@ -163,61 +249,56 @@ final class AsyncAcquire<T> {
             // in the owner's turn: its other calls count levels of the same hold
             context.turns().take(keys, request.holder(), () -> {
                 Hold hold = context.holds().get(keys, request.holder().id());
-                if (hold != null && !hold.lost()) {
-                    new Releases(keys, context).unlock(hold);
-                }
-                return null;
+                return hold != null && !hold.lost() ? new Releases(keys, context).unlock(hold)
+                        : CompletableFuture.completedFuture(true);
             });
         }
     }
 
-    /** Ends a wait given up, then tells the caller. */
+    /** Ends a wait given up, then tells the caller, once Redis took in what the wait undoes. */
     private void finish(Runnable tell) {
+        CompletableFuture<Void> ended;
         try {
-            end(false);
+            ended = end(false);
         }
-        finally {
+        catch (RuntimeException | Error ex) {
             tell.run();
+            throw ex;
         }
+        ended.whenComplete((unused, failure) -> tell.run());
     }
 
-    /** Ends the wait: the subscription and timer go, and a wait given up lets the kind undo its queueing. */
-    private void end(boolean acquired) {
+    /**
+     * Ends the wait: the subscription and timer go, and a wait given up lets the kind undo its queueing. The
+     * result completes when Redis took that in.
+     */
+    private CompletableFuture<Void> end(boolean acquired) {
         if (finished) {
-            return; // a release that failed after the grant comes here a second time
+            return CompletableFuture.completedFuture(null); // a release that failed after the grant comes here again
         }
         finished = true;
         context.subscriptions().unwatchClose(onClose);
-        if (timer != null) {
-            timer.cancel(false);
+        ScheduledFuture<?> pending = timer;
+        if (pending != null) {
+            pending.cancel(false);
         }
-        if (waiter != null) {
-            waiter.close();
-        }
-        abandonJoin();
-        acquisition.ended(request.holder(), acquired);
-    }
-
-    /** The client closed before a step could run: nothing more may be sent to Redis. */
-    private void closed(IllegalStateException failure) {
-        if (finished) {
-            return;
-        }
-        finished = true;
-        context.subscriptions().unwatchClose(onClose);
-        result.completeExceptionally(failure);
         ReleaseWaiter left = waiter;
         if (left != null) {
-            left.close(); // the subscriptions are closed too; this only forgets the waiter
+            left.close();
         }
-        abandonJoin();
-        acquisition.ended(request.holder(), true); // counted out, with no call to a closed client's Redis
-    }
-
-    private void abandonJoin() {
         JoinWithin join = joining;
         if (join != null) {
             join.abandon();
         }
+        return acquisition.endedAsync(request.holder(), acquired);
+    }
+
+    /** How long to wait at most after an attempt that found the lock held with {@code pttlMillis} left. */
+    static long untilLeaseEnds(long pttlMillis) {
+        if (pttlMillis == -1) {
+            return NO_LEASE_POLL_NANOS;
+        }
+        // -2: the key vanished between the two reads; 0: expiring now. Either way, look again at once
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(0, pttlMillis));
     }
 }

@@ -3,7 +3,6 @@ package io.github.relock.core.internal.lock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,12 +10,11 @@ import io.github.relock.core.LockOwner;
 import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.hold.OwnerIds;
 import io.github.relock.core.internal.kind.LockKeys;
-import io.github.relock.core.internal.wait.AsyncRunner;
 
 /**
- * The asynchronous calls of one lock handle for one explicit owner: each returns at once, and its round
- * trips run on the client's {@link AsyncRunner}. Arguments are checked before anything starts, so a bad one
- * throws at the call, not in the future.
+ * The asynchronous calls of one lock handle for one explicit owner: each sends its first round trip and returns;
+ * no thread waits for the replies. Arguments are checked before anything starts, so a bad one throws at the call,
+ * not in the future.
  */
 public final class AsyncCalls {
 
@@ -54,7 +52,7 @@ public final class AsyncCalls {
     public CompletableFuture<Boolean> tryLock(long waitNanos, @Nullable Duration leaseTime) {
         boolean watchdog = leaseTime == null;
         long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
-        return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false));
+        return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false, null));
     }
 
     /** Waits as long as it takes. @param leaseTime null: the watchdog renews the hold until it is released */
@@ -62,7 +60,7 @@ public final class AsyncCalls {
         boolean watchdog = leaseTime == null;
         long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
         return start(Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
-                maxHoldNanos, null, null));
+                maxHoldNanos, null, null, null));
     }
 
     private <T> CompletableFuture<T> start(long waitNanos, AsyncAcquire.Request<T> request) {
@@ -74,20 +72,14 @@ public final class AsyncCalls {
     public CompletableFuture<Void> unlock() {
         context.openCheck().run();
         CompletableFuture<Void> result = new CompletableFuture<>();
-        try {
-            context.async().execute(() -> {
-                try {
-                    new Releases(keys, context).unlock(holder);
-                    result.complete(null);
-                }
-                catch (Throwable failure) {
-                    result.completeExceptionally(failure);
-                }
-            });
-        }
-        catch (RejectedExecutionException ex) {
-            throw new IllegalStateException("The RedisLockClient is closed", ex);
-        }
+        new Releases(keys, context).unlockAsync(holder).whenComplete((unused, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(Waits.unwrapped(failure));
+            }
+            else {
+                result.complete(null);
+            }
+        });
         return result;
     }
 }

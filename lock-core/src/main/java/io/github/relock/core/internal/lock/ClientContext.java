@@ -7,7 +7,6 @@ import io.github.relock.core.internal.hold.Hold;
 import io.github.relock.core.internal.hold.HoldRegistry;
 import io.github.relock.core.internal.hold.OwnerIds;
 import io.github.relock.core.internal.redis.ClientScheduler;
-import io.github.relock.core.internal.wait.AsyncRunner;
 import io.github.relock.core.internal.wait.OwnerTurns;
 import io.github.relock.core.internal.wait.ReleaseSubscriptions;
 import io.github.relock.core.internal.wait.WaitingOwners;
@@ -25,10 +24,9 @@ import io.github.relock.core.internal.wait.WaitingOwners;
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
  * @param lossReporter        tells the lost-lock listeners of a hold found lost
- * @param async               runs the asynchronous calls' round trips
- * @param scheduler           the client's timer thread: runs the asynchronous waits' timers
+ * @param scheduler           the client's timer thread: runs the waits' timers and the releases' pauses
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
         WaitingOwners waiting, OwnerTurns turns, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
-        Consumer<Hold> lossReporter, AsyncRunner async, ClientScheduler scheduler) {
+        Consumer<Hold> lossReporter, ClientScheduler scheduler) {
 }

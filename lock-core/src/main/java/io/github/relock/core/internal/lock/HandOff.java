@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.lock;
 
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.relock.core.internal.command.LockCommands;
 import io.github.relock.core.internal.hold.Hold;
@@ -37,7 +38,7 @@ public final class HandOff {
          * @return the waiter's fencing token, 0 if freed for other clients instead, -1 if {@code hold} was no
          *         longer in Redis, {@link #TRANSFER_REFUSED} if nothing changed
          */
-        long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst);
+        CompletableFuture<Long> transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst);
     }
 
     private final LockKeys keys;
@@ -51,22 +52,31 @@ public final class HandOff {
     }
 
     /** Hands on {@code hold}, already out of the registry so that its renewal has stopped. */
-    Outcome handOn(Hold hold) {
+    CompletableFuture<Outcome> handOn(Hold hold) {
         ReleaseWaiter next = context.subscriptions().reserveSleeper(keys.channel());
         if (next == null) {
-            return Outcome.NOT_TRIED;
+            return CompletableFuture.completedFuture(Outcome.NOT_TRIED);
         }
         ReleaseWaiter.Candidate to = Objects.requireNonNull(next.candidate());
         HandOffStreak streak = next.streak();
         long now = System.nanoTime();
-        long token;
+        CompletableFuture<Long> sent;
         try {
-            token = releases.transfer(hold, to, streak.usedUp(now));
+            sent = releases.transfer(hold, to, streak.usedUp(now));
         }
-        catch (RuntimeException ex) {
-            next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
-            throw ex;
+        catch (RuntimeException | Error ex) {
+            sent = CompletableFuture.failedFuture(ex);
         }
+        return sent.handle((token, failure) -> {
+            if (failure != null) {
+                next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
+                throw Waits.rethrown(failure);
+            }
+            return handedOn(token, next, to, streak, now);
+        });
+    }
+
+    private Outcome handedOn(long token, ReleaseWaiter next, ReleaseWaiter.Candidate to, HandOffStreak streak, long now) {
         if (token == TRANSFER_REFUSED) {
             next.decline();
             return Outcome.NOT_TRIED; // nothing changed (e.g. over maxmemory, where a plain release still works)

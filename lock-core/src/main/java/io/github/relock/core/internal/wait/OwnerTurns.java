@@ -1,7 +1,7 @@
 package io.github.relock.core.internal.wait;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 import io.github.relock.core.internal.hold.HoldId;
@@ -12,38 +12,52 @@ import io.github.relock.core.internal.kind.LockKeys;
  * One owner's calls on one lock, one at a time in this client. Each call reads the owner's hold before
  * its round trip (whether it re-enters, how many holds it gives back); two calls of one owner at once (an
  * explicit owner on two threads, or two asynchronous calls) would both read the same count and then
- * write over each other's hold. Calls of different owners, or on different locks, never wait here.
+ * write over each other's hold. A call that must wait is queued behind the one before it, with no thread
+ * held meanwhile. Calls of different owners, or on different locks, never wait here.
  */
 public final class OwnerTurns {
 
-    private static final class Turn {
-        final ReentrantLock lock = new ReentrantLock(); // not a monitor: a virtual thread waiting here does not pin
-        int users;
-    }
-
-    private final ConcurrentHashMap<HoldId, Turn> turns = new ConcurrentHashMap<>();
+    /** Per lock and explicit owner: the end of the last call queued, removed by that call when it ends. */
+    private final ConcurrentHashMap<HoldId, CompletableFuture<Void>> lastCalls = new ConcurrentHashMap<>();
 
     /**
-     * Runs {@code call} once no other call of {@code holder} on {@code keys} runs. A thread makes one call at a
-     * time anyway, so a thread's call runs at once, with nothing to look up.
+     * Starts {@code call} once no other call of {@code holder} on {@code keys} runs, and returns its outcome. A
+     * thread makes one call at a time anyway, so a thread's call starts at once, with nothing to look up. What
+     * {@code call} throws fails the result.
      */
-    public <T> T take(LockKeys keys, Holder holder, Supplier<T> call) {
+    public <T> CompletableFuture<T> take(LockKeys keys, Holder holder, Supplier<CompletableFuture<T>> call) {
         if (holder.thread() != null) {
-            return call.get();
+            return start(call);
         }
         HoldId id = new HoldId(keys, holder.id());
-        Turn turn = turns.compute(id, (key, existing) -> {
-            Turn used = existing != null ? existing : new Turn();
-            used.users++;
-            return used;
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        CompletableFuture<Void> before = lastCalls.put(id, ended);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Runnable run = () -> start(call).whenComplete((value, failure) -> {
+            lastCalls.remove(id, ended);
+            ended.complete(null); // the next call starts here, having seen what this one wrote
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            }
+            else {
+                result.complete(value);
+            }
         });
-        turn.lock.lock();
+        if (before == null) {
+            run.run();
+        }
+        else {
+            before.whenComplete((unused, failure) -> run.run());
+        }
+        return result;
+    }
+
+    private static <T> CompletableFuture<T> start(Supplier<CompletableFuture<T>> call) {
         try {
             return call.get();
         }
-        finally {
-            turn.lock.unlock();
-            turns.computeIfPresent(id, (key, used) -> --used.users == 0 ? null : used);
+        catch (Throwable ex) {
+            return CompletableFuture.failedFuture(ex);
         }
     }
 }

@@ -141,14 +141,30 @@ public final class ReleaseWaiter implements AutoCloseable {
     public void grant() {
         signalled.set(true);
         state.set(GRANTED);
-        LockSupport.unpark(thread);
+        wake();
     }
 
     /** Releaser side: the hand-off did not happen; the waiter wakes and tries on its own. */
     public void decline() {
         signalled.set(true);
         state.set(AWAKE);
-        LockSupport.unpark(thread);
+        wake();
+    }
+
+    /**
+     * An asynchronous waiter, which has no thread asleep in {@link #await}, waits for its next step: a releaser may
+     * reserve it from now on.
+     */
+    public void sleeping() {
+        state.compareAndSet(AWAKE, SLEEPING);
+    }
+
+    /**
+     * An asynchronous waiter's next step begins: false while a releaser has it reserved, whose grant or decline
+     * wakes it again (a hold is never moved to a waiter that has gone). After a grant, see {@link #takeGrant()}.
+     */
+    public boolean stepBegins() {
+        return state.compareAndSet(SLEEPING, AWAKE) || state.get() == AWAKE;
     }
 
     /** Wakes this waiter if it is armed; false if it already was woken, so the next one should be. */
