@@ -8,14 +8,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,20 +27,8 @@ class FairLockTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
-    final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void tearDown() {
-        pool.shutdownNow();
-        clients.forEach(RedisLockClient::close);
-    }
-
-    RedisLockClient newClient() {
-        RedisLockClient created = RedisLockClient.builder(redis.connectionFactory()).build();
-        clients.add(created);
-        return created;
-    }
+    @RegisterExtension
+    final Contenders contenders = Contenders.onTheSharedFactory(redis);
 
     /** The waiting line as Redis keeps it (layout: line.lua): owner id to arrival number. */
     static String line(ReentrantDistributedLock lock) {
@@ -52,16 +37,17 @@ class FairLockTest {
 
     @Test
     void waitersOfFourClientsGetTheLockInTheOrderRedisReceivedThem() throws Exception {
-        RedisLockClient holderClient = newClient();
+        RedisLockClient holderClient = contenders.newClient();
         ReentrantDistributedLock held = holderClient.getFairLock("report:daily");
         held.lock();
-        List<RedisLockClient> waiting = List.of(newClient(), newClient(), newClient(), newClient());
+        List<RedisLockClient> waiting = List.of(contenders.newClient(), contenders.newClient(), contenders.newClient(),
+                contenders.newClient());
         List<String> entered = new CopyOnWriteArrayList<>();
         List<Future<?>> waiters = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
             RedisLockClient client = waiting.get(i % 4);
             String who = "waiter-" + i;
-            waiters.add(pool.submit(() -> {
+            waiters.add(contenders.pool().submit(() -> {
                 ReentrantDistributedLock lock = client.getFairLock("report:daily");
                 assertThat(lock.tryLock(30, TimeUnit.SECONDS)).isTrue();
                 entered.add(who);
@@ -92,7 +78,7 @@ class FairLockTest {
      */
     @Test
     void noWaiterIsPassedOverUnderContention() throws Exception {
-        String lineKey = line(newClient().getFairLock("fifo"));
+        String lineKey = line(contenders.newClient().getFairLock("fifo"));
         AtomicLong acquisitions = new AtomicLong();
         AtomicLong queuedBefore = new AtomicLong();
         AtomicLong violations = new AtomicLong();
@@ -100,9 +86,9 @@ class FairLockTest {
         AtomicLong overlaps = new AtomicLong();
         List<Future<?>> workers = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
-            RedisLockClient client = newClient();
+            RedisLockClient client = contenders.newClient();
             for (int t = 0; t < 4; t++) {
-                workers.add(pool.submit(() -> {
+                workers.add(contenders.pool().submit(() -> {
                     ReentrantDistributedLock lock = client.getFairLock("fifo");
                     while (acquisitions.get() < 10_000) {
                         Map<String, Double> ahead = new HashMap<>();
@@ -143,10 +129,10 @@ class FairLockTest {
     /** close() ends the wait; the waiter's last word (leaving the line) goes out without a blocking round trip. */
     @Test
     void aWaiterOfAClosedClientLeavesTheLine() throws Exception {
-        ReentrantDistributedLock held = newClient().getFairLock("closing");
+        ReentrantDistributedLock held = contenders.newClient().getFairLock("closing");
         held.lock();
-        RedisLockClient closing = newClient();
-        Future<Object> waiter = pool.submit(() -> {
+        RedisLockClient closing = contenders.newClient();
+        Future<Object> waiter = contenders.pool().submit(() -> {
             try {
                 return closing.getFairLock("closing").tryLock(30, TimeUnit.SECONDS);
             }
@@ -168,14 +154,15 @@ class FairLockTest {
 
     @Test
     void aWaiterThatGivesUpLeavesTheLineAtOnce() throws Exception {
-        ReentrantDistributedLock held = newClient().getFairLock("quitter");
+        ReentrantDistributedLock held = contenders.newClient().getFairLock("quitter");
         held.lock();
-        RedisLockClient other = newClient();
-        Future<Boolean> quitter = pool.submit(() -> other.getFairLock("quitter").tryLock(300, TimeUnit.MILLISECONDS));
+        RedisLockClient other = contenders.newClient();
+        Future<Boolean> quitter = contenders.pool()
+                .submit(() -> other.getFairLock("quitter").tryLock(300, TimeUnit.MILLISECONDS));
         while (redis.commands().zcard(line(held)) < 1) {
             Thread.sleep(1);
         }
-        Future<Long> next = pool.submit(() -> {
+        Future<Long> next = contenders.pool().submit(() -> {
             ReentrantDistributedLock lock = other.getFairLock("quitter");
             assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
             long in = System.nanoTime();
@@ -192,19 +179,21 @@ class FairLockTest {
     /** One owner waiting on two threads keeps its place when one of them gives up. */
     @Test
     void anOwnerWaitingOnTwoThreadsKeepsItsPlaceWhenOneGivesUp() throws Exception {
-        ReentrantDistributedLock held = newClient().getFairLock("shared-owner");
+        ReentrantDistributedLock held = contenders.newClient().getFairLock("shared-owner");
         held.lock();
-        RedisLockClient client = newClient();
+        RedisLockClient client = contenders.newClient();
         LockOwner owner = client.newOwner();
-        Future<Boolean> impatient = pool.submit(() -> client.getFairLock("shared-owner", owner)
+        Future<Boolean> impatient = contenders.pool().submit(() -> client.getFairLock("shared-owner", owner)
                 .tryLock(300, TimeUnit.MILLISECONDS));
         while (redis.commands().zcard(line(held)) < 1) {
             Thread.sleep(1);
         }
         List<String> entered = new CopyOnWriteArrayList<>();
-        Future<?> patient = pool.submit(() -> lockAndNote(client.getFairLock("shared-owner", owner), "owner", entered));
-        RedisLockClient later = newClient();
-        Future<?> next = pool.submit(() -> lockAndNote(later.getFairLock("shared-owner"), "later", entered));
+        Future<?> patient = contenders.pool()
+                .submit(() -> lockAndNote(client.getFairLock("shared-owner", owner), "owner", entered));
+        RedisLockClient later = contenders.newClient();
+        Future<?> next = contenders.pool()
+                .submit(() -> lockAndNote(later.getFairLock("shared-owner"), "later", entered));
         while (redis.commands().zcard(line(held)) < 2) {
             Thread.sleep(1);
         }
@@ -227,7 +216,7 @@ class FairLockTest {
 
     @Test
     void aWaiterThatDiedHoldsTheLineForAtMostItsPlace() throws Exception {
-        ReentrantDistributedLock lock = newClient().getFairLock("ghost");
+        ReentrantDistributedLock lock = contenders.newClient().getFairLock("ghost");
         // what a waiter that died leaves behind (layout: line.lua): a place that is kept 3 s from now
         List<String> time = redis.commands().time();
         long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
@@ -243,14 +232,14 @@ class FairLockTest {
 
     @Test
     void reentersAndCountsLikeTheExclusiveLock() throws Exception {
-        RedisLockClient client = newClient();
+        RedisLockClient client = contenders.newClient();
         ReentrantDistributedLock lock = client.getFairLock("nested");
         lock.lock();
         long token = lock.fencingToken();
         lock.lock();
         assertThat(lock.getHoldCount()).isEqualTo(2);
         assertThat(lock.fencingToken()).isEqualTo(token);
-        assertThat(pool.submit(() -> client.getFairLock("nested").tryLock()).get()).isFalse();
+        assertThat(contenders.pool().submit(() -> client.getFairLock("nested").tryLock()).get()).isFalse();
         lock.unlock();
         lock.unlock();
         assertThat(lock.isLocked()).isFalse();
@@ -263,9 +252,9 @@ class FairLockTest {
 
     @Test
     void aFixedLeaseEndsTheHoldAndTheNextInLineGetsIn() throws Exception {
-        ReentrantDistributedLock crashed = newClient().getFairLock("lease");
+        ReentrantDistributedLock crashed = contenders.newClient().getFairLock("lease");
         assertThat(crashed.tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue(); // never released
-        ReentrantDistributedLock next = newClient().getFairLock("lease");
+        ReentrantDistributedLock next = contenders.newClient().getFairLock("lease");
         long started = System.nanoTime();
         assertThat(next.tryLock(5, TimeUnit.SECONDS)).isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));

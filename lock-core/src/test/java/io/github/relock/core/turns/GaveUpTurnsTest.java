@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -35,7 +34,6 @@ class GaveUpTurnsTest {
 
     @RegisterExtension
     final Contenders contenders = new Contenders(redis);
-    final ExecutorService pool = contenders.pool();
 
     @Test
     void aReleaseAfterEveryWaiterGaveUpLeavesTheLockFreeForAnyone() throws Exception {
@@ -46,7 +44,7 @@ class GaveUpTurnsTest {
         List<Future<Boolean>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             RedisLockClient w = contenders.newClient();
-            waits.add(pool.submit(() -> w.getLock(name).tryLock(300, TimeUnit.MILLISECONDS)));
+            waits.add(contenders.pool().submit(() -> w.getLock(name).tryLock(300, TimeUnit.MILLISECONDS)));
             Lines.awaitInLine(redis, name, w);
         }
         // and an async wait, cancelled

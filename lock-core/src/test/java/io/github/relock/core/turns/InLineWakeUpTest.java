@@ -2,7 +2,6 @@ package io.github.relock.core.turns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -33,7 +32,6 @@ class InLineWakeUpTest {
 
     @RegisterExtension
     final Contenders contenders = new Contenders(redis);
-    final ExecutorService pool = contenders.pool();
 
     @Test
     void secondInLineWakesWhenTheTurnTakersLeaseRunsOut() throws Exception {
@@ -43,9 +41,11 @@ class InLineWakeUpTest {
         String name = "bk3:stale:" + System.nanoTime();
         ReentrantDistributedLock held = h.getLock(name);
         held.lock(); // watchdog lease: 30 s
-        Future<Boolean> first = pool.submit(() -> a.getLock(name).tryLock(10_000, 300, TimeUnit.MILLISECONDS)); // never unlocked
+        // never unlocked: A's 300 ms lease runs out
+        Future<Boolean> first = contenders.pool()
+                .submit(() -> a.getLock(name).tryLock(10_000, 300, TimeUnit.MILLISECONDS));
         Lines.awaitInLine(redis, name, a);
-        Future<Long> second = pool.submit(() -> {
+        Future<Long> second = contenders.pool().submit(() -> {
             ReentrantDistributedLock lock = b.getLock(name);
             boolean got = lock.tryLock(8, TimeUnit.SECONDS);
             long at = System.nanoTime();

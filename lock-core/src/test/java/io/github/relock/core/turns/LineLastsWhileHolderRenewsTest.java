@@ -3,7 +3,6 @@ package io.github.relock.core.turns;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -33,7 +32,6 @@ class LineLastsWhileHolderRenewsTest {
 
     @RegisterExtension
     final Contenders contenders = new Contenders(redis);
-    final ExecutorService pool = contenders.pool();
 
     @Test
     void aWaitingClientStaysInLineWhileTheHolderRenews() throws Exception {
@@ -45,7 +43,7 @@ class LineLastsWhileHolderRenewsTest {
         String name = "bk3:outlives:" + System.nanoTime();
         ReentrantDistributedLock held = h.getLock(name);
         held.lock();
-        Future<Boolean> waiting = pool.submit(() -> b.getLock(name).tryLock(20, TimeUnit.SECONDS));
+        Future<Boolean> waiting = contenders.pool().submit(() -> b.getLock(name).tryLock(20, TimeUnit.SECONDS));
         Lines.awaitInLine(redis, name, b);
         String key = Lines.turnKey(h, name);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);

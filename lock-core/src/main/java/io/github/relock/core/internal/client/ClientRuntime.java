@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -73,6 +75,8 @@ public final class ClientRuntime implements AutoCloseable {
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** How long a concurrent close() waits for the one under way: more than that one's own bounded waits. */
     private static final long CONCURRENT_CLOSE_WAIT_SECONDS = 10;
+    /** Ids of the clients whose next close() stops nothing; see {@link #leakOnNextClose(String)}. */
+    private static final Set<String> leakingCloses = ConcurrentHashMap.newKeySet();
 
     public ClientRuntime(RedisConnectionFactory factory, RedisLockClientSettings settings,
             List<LockLostListener> listeners) {
@@ -195,6 +199,15 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     /**
+     * For fault testing only (lock-chaos's control for its close checks): the next {@code close()} of the client
+     * with this id marks it closed and stops nothing, so its watchdog keeps renewing what it held, its threads stay
+     * and its subscriptions stay. Never call it from application code.
+     */
+    public static void leakOnNextClose(String clientId) {
+        leakingCloses.add(clientId);
+    }
+
+    /**
      * Stops renewal (returning once the watchdog thread has ended) and the subscriptions; leases then run out.
      * A close() that comes while another runs returns once that one is done (a bounded wait), so that no
      * caller sees close() return while renewal still runs; called from one of this client's own threads (a
@@ -204,6 +217,10 @@ public final class ClientRuntime implements AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             awaitClosed();
+            return;
+        }
+        if (leakingCloses.remove(context.clientId())) {
+            closeDone.countDown(); // the fault-testing close that leaks: see leakOnNextClose
             return;
         }
         try {

@@ -62,12 +62,6 @@ public final class LeaseWatchdog implements AutoCloseable {
     /** The round whose replies are out, null between rounds; scheduler thread only. */
     private @Nullable Round round;
 
-    /** A watchdog with a scheduler of its own, named {@code threadName}. */
-    public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, String threadName,
-            Consumer<Hold> lost) {
-        this(holds, commands, leaseMillis, new ClientScheduler(threadName), true, Runnable::run, lost);
-    }
-
     /**
      * @param scheduler the client's timer thread, where every round and check runs
      * @param blocking  where renewals are sent, since taking a pooled connection may wait (and WAIT with minReplicas)

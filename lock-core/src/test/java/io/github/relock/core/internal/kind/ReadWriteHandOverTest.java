@@ -7,16 +7,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.Contenders;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.internal.command.Encoding;
@@ -34,20 +32,11 @@ class ReadWriteHandOverTest {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    final List<RedisLockClient> clients = new ArrayList<>();
-    final ExecutorService pool = Executors.newCachedThreadPool();
-
-    @AfterEach
-    void tearDown() {
-        pool.shutdownNow();
-        clients.forEach(RedisLockClient::close);
-    }
+    @RegisterExtension
+    final Contenders contenders = Contenders.onTheSharedFactory(redis);
 
     RedisLockClient newClient(Duration watchdog) {
-        RedisLockClient created = RedisLockClient.builder(redis.connectionFactory()).keyPrefix("lock:")
-                .watchdogTimeout(watchdog).build();
-        clients.add(created);
-        return created;
+        return contenders.newClient(client -> client.keyPrefix("lock:").watchdogTimeout(watchdog));
     }
 
     static String hash(String name) {
@@ -70,7 +59,7 @@ class ReadWriteHandOverTest {
         CountDownLatch leave = new CountDownLatch(1);
         List<Future<long[]>> readers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            readers.add(pool.submit(() -> {
+            readers.add(contenders.pool().submit(() -> {
                 ReentrantDistributedLock read = readerClient.getReadWriteLock("doc:1").readLock();
                 read.lock();
                 try {
@@ -106,7 +95,7 @@ class ReadWriteHandOverTest {
         ReentrantDistributedLock read = readerClient.getReadWriteLock("doc:2").readLock();
         read.lock();
         CountDownLatch leave = new CountDownLatch(1);
-        Future<Boolean> writer = pool.submit(() -> {
+        Future<Boolean> writer = contenders.pool().submit(() -> {
             ReentrantDistributedLock write = writerClient.getReadWriteLock("doc:2").writeLock();
             write.lock();
             try {
@@ -130,7 +119,7 @@ class ReadWriteHandOverTest {
         RedisLockClient readerClient = newClient(Duration.ofMillis(600));
         ReentrantDistributedLock write = writerClient.getReadWriteLock("doc:3").writeLock();
         write.lock();
-        Future<Boolean> reader = pool.submit(() -> {
+        Future<Boolean> reader = contenders.pool().submit(() -> {
             ReentrantDistributedLock read = readerClient.getReadWriteLock("doc:3").readLock();
             read.lock();
             try {
@@ -186,7 +175,7 @@ class ReadWriteHandOverTest {
         RedisLockClient readerClient = newClient(Duration.ofSeconds(30));
         ReentrantDistributedLock write = writerClient.getReadWriteLock("doc:6").writeLock();
         write.lock();
-        Future<?> reader = pool.submit(() -> {
+        Future<?> reader = contenders.pool().submit(() -> {
             readerClient.getReadWriteLock("doc:6").readLock().lock();
             return null;
         });

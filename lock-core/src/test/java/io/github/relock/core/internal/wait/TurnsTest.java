@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,7 +34,6 @@ class TurnsTest {
 
     @RegisterExtension
     final Contenders contenders = new Contenders(redis);
-    final ExecutorService pool = contenders.pool();
 
     @Test
     void aClientWaitingInLineIsNotOvertakenByAnotherClientsTryLock() throws Exception {
@@ -61,7 +59,7 @@ class TurnsTest {
             ReentrantDistributedLock held = a.getLock(name);
             held.lock();
             List<String> order = new CopyOnWriteArrayList<>();
-            Future<?> waiter = pool.submit(() -> {
+            Future<?> waiter = contenders.pool().submit(() -> {
                 ReentrantDistributedLock lock = b.getLock(name);
                 lock.lock();
                 order.add("waiter");
@@ -70,7 +68,7 @@ class TurnsTest {
             });
             awaitInLine(name, b);
             AtomicBoolean stop = new AtomicBoolean();
-            Future<?> spinner = pool.submit(() -> {
+            Future<?> spinner = contenders.pool().submit(() -> {
                 ReentrantDistributedLock lock = c.getLock(name);
                 while (!stop.get()) {
                     if (lock.tryLock()) {
@@ -104,7 +102,7 @@ class TurnsTest {
         List<Future<?>> running = new ArrayList<>();
         for (int i = 0; i < waiting.size(); i++) {
             int index = i;
-            running.add(pool.submit(() -> {
+            running.add(contenders.pool().submit(() -> {
                 ReentrantDistributedLock lock = waiting.get(index).getLock(name);
                 lock.lock();
                 order.add(index);
@@ -133,9 +131,10 @@ class TurnsTest {
         ReentrantDistributedLock held = holder.getLock(name);
         held.lock();
         // first in line, then it stops waiting
-        Future<Boolean> givesUp = pool.submit(() -> gone.getLock(name).tryLock(300, TimeUnit.MILLISECONDS));
+        Future<Boolean> givesUp = contenders.pool()
+                .submit(() -> gone.getLock(name).tryLock(300, TimeUnit.MILLISECONDS));
         awaitInLine(name, gone);
-        Future<Long> waited = pool.submit(() -> {
+        Future<Long> waited = contenders.pool().submit(() -> {
             ReentrantDistributedLock lock = next.getLock(name);
             long start = System.nanoTime();
             lock.lock();
@@ -160,7 +159,8 @@ class TurnsTest {
         RedisLockClient next = contenders.newClient();
         String name = "forced";
         holder.getLock(name).lock();
-        Future<Boolean> givesUp = pool.submit(() -> gone.getLock(name).tryLock(300, TimeUnit.MILLISECONDS));
+        Future<Boolean> givesUp = contenders.pool()
+                .submit(() -> gone.getLock(name).tryLock(300, TimeUnit.MILLISECONDS));
         awaitInLine(name, gone);
         assertThat(givesUp.get(10, TimeUnit.SECONDS)).isFalse();
         assertThat(next.getLock(name).forceUnlock()).isTrue();
@@ -176,7 +176,7 @@ class TurnsTest {
         ReentrantDistributedLock held = holder.getLock(name);
         held.lock();
         AtomicInteger got = new AtomicInteger();
-        Future<?> sibling = pool.submit(() -> {
+        Future<?> sibling = contenders.pool().submit(() -> {
             ReentrantDistributedLock lock = holder.getLock(name);
             if (lock.tryLock(200, TimeUnit.MILLISECONDS)) {
                 got.incrementAndGet();
@@ -203,7 +203,7 @@ class TurnsTest {
         List<Future<Long>> running = new ArrayList<>();
         for (RedisLockClient contender : four) {
             for (int t = 0; t < 4; t++) {
-                running.add(pool.submit(() -> {
+                running.add(contenders.pool().submit(() -> {
                     ReentrantDistributedLock lock = contender.getLock("contended");
                     long longest = 0;
                     while (System.nanoTime() < end) {
