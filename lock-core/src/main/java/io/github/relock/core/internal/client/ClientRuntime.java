@@ -96,7 +96,7 @@ public final class ClientRuntime implements AutoCloseable {
         HoldRegistry holds = new HoldRegistry();
         AsyncRunner async = new AsyncRunner("relock-async-" + clientId);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
-                clientId, async, scheduler);
+                clientId, scheduler);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, async, scheduler);
