@@ -318,6 +318,17 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     @Override
     public void close() {
         closed = true;
+        CompletableFuture<Live> shared;
+        opening.lock();
+        try {
+            shared = openingNow;
+        }
+        finally {
+            opening.unlock();
+        }
+        if (shared != null) {
+            shared.completeExceptionally(closedException()); // its callers hear of the close now
+        }
         // never waits for an opening under way: that may wait for Redis for the whole connection timeout (a node
         // that accepts connections and answers nothing). It sees `closed` once it has its connection and closes it.
         Live current = live;

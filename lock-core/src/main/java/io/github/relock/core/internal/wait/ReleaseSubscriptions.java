@@ -162,8 +162,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             ReleaseWaiter.@Nullable Candidate candidate, String name, Thread sleeper, @Nullable Runnable onWake) {
         queue.lock.lock();
         try {
-            if (failure == null && closed) {
-                failure = closedException();
+            if (closed) {
+                failure = closedException(); // whatever Redis said meanwhile: the close is why this join ends
             }
             if (failure != null) {
                 if (queue.left() == 0 && !queue.retired) {

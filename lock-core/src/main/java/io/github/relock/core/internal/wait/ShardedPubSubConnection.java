@@ -125,8 +125,9 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                     return CompletableFuture.<Long>failedFuture(cause instanceof DataAccessException ex
                             ? unanswered.note(node, ex) : cause);
                 }
-                useClassic(cause);
-                return subscribe(channel);
+                // not on Lettuce's thread that answered: the switch closes the cluster connection
+                return CompletableFuture.runAsync(() -> useClassic(cause), opener)
+                        .thenCompose(unused -> subscribe(channel));
             }).thenCompose(next -> next);
         });
     }
@@ -205,6 +206,21 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             started.completeExceptionally(closedException());
         }
         return started;
+    }
+
+    /** Callers waiting for an opening under way hear of the close now, not when the opening gives up. */
+    private void failOpening() {
+        CompletableFuture<Open> shared;
+        opening.lock();
+        try {
+            shared = openingNow;
+        }
+        finally {
+            opening.unlock();
+        }
+        if (shared != null) {
+            shared.completeExceptionally(closedException());
+        }
     }
 
     private void openingEnded() {
@@ -310,6 +326,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     @Override
     public void close() {
         closed = true;
+        failOpening();
         resubscriber.close();
         // never waits for a thread that is opening the connection (see PubSubConnection.close())
         boolean locked = opening.tryLock();
