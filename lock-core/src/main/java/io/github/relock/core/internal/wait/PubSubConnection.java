@@ -132,8 +132,10 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             return CompletableFuture.completedFuture(null);
         }
         try {
-            return PubSubReplies.within(current.pubSub().unsubscribe(channel.getBytes(StandardCharsets.UTF_8)),
-                    current.pubSub().getStatefulConnection().getTimeout(), "unsubscribe from " + channel).exceptionally(failure -> {
+            RedisPubSubAsyncCommands<byte[], byte[]> pubSub = current.pubSub();
+            return PubSubReplies.within(pubSub.unsubscribe(channel.getBytes(StandardCharsets.UTF_8)),
+                    pubSub.getStatefulConnection().getTimeout(), "unsubscribe from " + channel)
+                    .exceptionally(failure -> {
                         // a dead connection has no subscriptions left to undo
                         log.debug("Could not unsubscribe from {}", channel, failure);
                         return null;
@@ -278,7 +280,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
         return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
     }
 
-    /** Lettuce's asynchronous commands on the connection a subscription opened (Spring hands them out once subscribed). */
+    /** Lettuce's commands on the connection a subscription opened: Spring hands them out once subscribed. */
     @SuppressWarnings("unchecked")
     private static RedisPubSubAsyncCommands<byte[], byte[]> pubSubOf(RedisConnection subscribed) {
         Object commands = subscribed.getNativeConnection();

@@ -20,7 +20,7 @@ final class ShardedCalls {
     private ShardedCalls() {
     }
 
-    /** SSUBSCRIBE, sent to the node of the channel's slot: ends when confirmed, or fails within the connection's timeout. */
+    /** SSUBSCRIBE, sent to the node of the channel's slot: ends when confirmed, else fails within the timeout. */
     static CompletableFuture<Void> ssubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection,
             String channel) {
         return PubSubReplies.within(connection.async().ssubscribe(bytes(channel)), connection.getTimeout(),

@@ -107,7 +107,8 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             try {
                 node = nodeOf(channel);
                 unanswered.check(node, "subscribe to " + channel);
-                channels.putIfAbsent(channel, ShardedResubscriber.UNCONFIRMED); // before it is sent: the confirmation must find it
+                // before it is sent: the confirmation must find it
+                channels.putIfAbsent(channel, ShardedResubscriber.UNCONFIRMED);
                 sent = ShardedCalls.ssubscribe(open.pubSub(), channel);
             }
             catch (RuntimeException ex) {
