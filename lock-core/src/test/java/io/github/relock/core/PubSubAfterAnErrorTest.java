@@ -20,12 +20,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.Subscription;
+
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 
 import io.github.relock.test.RedisServerExtension;
 
 /**
- * A pub/sub call of the client that throws an {@link Error} (here an UNSUBSCRIBE) does not stop the calls queued
+ * A pub/sub call of the client that throws an {@link Error} (here an UNSUBSCRIBE) does not stop the calls made
  * after it: later waiters still subscribe and are woken by the release announcement, not by a look every 100 ms,
  * and once they leave, {@code PUBSUB NUMSUB} is back to where it was.
  */
@@ -102,7 +103,7 @@ class PubSubAfterAnErrorTest {
         return redis.commands().pubsubNumsub(channel).getOrDefault(channel, 0L);
     }
 
-    /** Hands out its delegate's connections, whose subscription throws an Error on the next UNSUBSCRIBE if told. */
+    /** Hands out its delegate's connections, whose pub/sub commands throw an Error on the next UNSUBSCRIBE if told. */
     private final class FailingUnsubscribe extends DelegatingConnectionFactory {
 
         FailingUnsubscribe(org.springframework.data.redis.connection.RedisConnectionFactory delegate) {
@@ -114,8 +115,9 @@ class PubSubAfterAnErrorTest {
             RedisConnection real = super.getConnection();
             return proxy(RedisConnection.class, real, (method, args) -> {
                 Object result = method.invoke(real, args);
-                return method.getName().equals("getSubscription") && result != null
-                        ? proxy(Subscription.class, result, (m, a) -> {
+                // the subscribed connection's Lettuce commands, which the client unsubscribes with
+                return method.getName().equals("getNativeConnection") && result instanceof RedisPubSubAsyncCommands
+                        ? proxy(RedisPubSubAsyncCommands.class, result, (m, a) -> {
                             if (m.getName().equals("unsubscribe") && failNextUnsubscribe.compareAndSet(true, false)) {
                                 throw new LinkageError("injected by the test");
                             }

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.Subscription;
+
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 
 import io.github.relock.core.DelegatingConnectionFactory;
 import io.github.relock.core.RedisLockClient;
@@ -150,8 +151,9 @@ class SubscribeErrorTest {
                     return result;
                 }
                 Object result = method.invoke(real, args);
-                return method.getName().equals("getSubscription") && result != null
-                        ? proxy(Subscription.class, result, (m, a) -> {
+                // the subscribed connection's Lettuce commands, which the client subscribes a waiter's channel with
+                return method.getName().equals("getNativeConnection") && result instanceof RedisPubSubAsyncCommands
+                        ? proxy(RedisPubSubAsyncCommands.class, result, (m, a) -> {
                             if (m.getName().equals("subscribe") && failNextChannel.compareAndSet(true, false)) {
                                 throw new LinkageError("injected by the test");
                             }

@@ -3,6 +3,9 @@ package io.github.relock.core.pubsub;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -116,6 +119,64 @@ class UnansweringPubSubWaitTest {
             assertThat(acquired).isFalse();
             assertThat(took).as("ms a 1 s tryLock took").isLessThan(WITHIN_MILLIS);
         }
+    }
+
+    /**
+     * D1: while Redis does not answer the SUBSCRIBE of a blocking and of an asynchronous wait, no thread of the client
+     * waits for it; both still take their lock when the holder's lease ends.
+     */
+    @Test
+    void anUnansweredSubscribeHoldsNoThreadOfTheClient() throws Exception {
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
+                RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), TIMEOUT)).build()) {
+            openPubSub(holder, waiter);
+            proxy.freezePubSub(true);
+            assertThat(holder.getLock("bk10:threads").tryLock(0, 1_500, TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(holder.getLock("bk10:threads-async").tryLock(0, 1_500, TimeUnit.MILLISECONDS)).isTrue();
+            long start = System.nanoTime();
+            CompletableFuture<Boolean> blocking = OwnThread.supply(() -> {
+                boolean acquired = tryLock(waiter, "bk10:threads", 4);
+                if (acquired) {
+                    waiter.getLock("bk10:threads").unlock();
+                }
+                return acquired;
+            });
+            CompletableFuture<Boolean> async = waiter.getLock("bk10:threads-async").tryLockAsync(Duration.ofSeconds(4),
+                    Duration.ofSeconds(5), waiter.newOwner());
+            List<String> held = new ArrayList<>();
+            while (millisSince(start) < 1_200) { // both SUBSCRIBEs are unanswered all along
+                held.addAll(threadsWaitingOnPubSub());
+                Thread.sleep(20);
+            }
+            boolean acquired = blocking.get(20, TimeUnit.SECONDS);
+            boolean asyncAcquired = async.get(20, TimeUnit.SECONDS);
+            long took = millisSince(start);
+            System.out.printf("D1, SUBSCRIBE unanswered: tryLock(4 s)=%s, tryLockAsync(4 s)=%s after %d ms (lease ends "
+                    + "at 1.5 s); relock- threads seen waiting on pub/sub: %s%n", acquired, asyncAcquired, took, held);
+            assertThat(held).as("relock- threads waiting on a pub/sub call").isEmpty();
+            assertThat(acquired).isTrue();
+            assertThat(asyncAcquired).isTrue();
+            assertThat(took).as("ms to take locks whose lease ended at 1.5 s").isLessThan(1_500 + 800);
+        }
+    }
+
+    /** The client's threads ({@code relock-} ones) that sleep inside a pub/sub call, each with its stack. */
+    private static List<String> threadsWaitingOnPubSub() {
+        List<String> waiting = new ArrayList<>();
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            if (!thread.getName().startsWith("relock-") || thread.getState() == Thread.State.RUNNABLE) {
+                return;
+            }
+            for (StackTraceElement frame : stack) {
+                String call = frame.getClassName() + "." + frame.getMethodName();
+                if (call.contains("ubscri") || call.contains("PubSub")) {
+                    waiting.add(thread.getName() + " " + thread.getState() + " " + Arrays.toString(stack));
+                    return;
+                }
+            }
+        });
+        return waiting;
     }
 
     /** D2: subscribed, then the pub/sub connection freezes; the wait ends, and its UNSUBSCRIBE gets no answer. */

@@ -98,7 +98,7 @@ public final class ClientRuntime implements AutoCloseable {
                 settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler);
         HoldRegistry holds = new HoldRegistry();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
-                clientId, null, scheduler);
+                clientId, scheduler);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler);

@@ -2,7 +2,6 @@ package io.github.relock.core.internal.lock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
@@ -13,25 +12,22 @@ import org.springframework.dao.DataAccessException;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.kind.LockKeys;
-import io.github.relock.core.internal.wait.PubSubLane;
 import io.github.relock.core.internal.wait.ReleaseSubscriptions;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
 
 /**
- * One waiter's join of its lock's release channel, run on the client's {@link PubSubLane}: opening the pub/sub
- * connection and subscribing wait for Redis, which may not answer for the whole command timeout, while the
- * waiter keeps its own deadline and goes on trying the lock meanwhile. Used by one waiter at a time.
+ * One waiter's join of its lock's release channel, under way while the waiter keeps its own deadline and goes on
+ * trying the lock: no thread waits for Redis's confirmation of the subscribe, which may not come for the whole
+ * command timeout ({@link ReleaseSubscriptions#joinAsync}). Used by one waiter at a time.
  */
 public final class JoinWithin {
 
     private static final Logger log = LoggerFactory.getLogger(JoinWithin.class);
 
     private final LockKeys keys;
-    private final CompletableFuture<ReleaseWaiter> joined = new CompletableFuture<>();
+    private final CompletableFuture<ReleaseWaiter> joined;
     /** Whether the waiter took the outcome (or gave it up): else a waiter joined late must leave by itself. */
     private boolean taken;
-    /** Set when the waiter gave up: a join still queued behind an unanswered call is then not sent at all. */
-    private volatile boolean abandoned;
 
     /**
      * Starts the join. {@code onWake}: what a release does to an asynchronous waiter (null: unpark the calling
@@ -40,27 +36,15 @@ public final class JoinWithin {
     JoinWithin(LockKeys keys, ClientContext context, ReleaseWaiter.@Nullable Candidate candidate, String name,
             @Nullable Runnable onWake, Runnable onDone) {
         this.keys = keys;
-        Thread sleeper = Thread.currentThread();
-        ReleaseSubscriptions subscriptions = context.subscriptions();
+        CompletableFuture<ReleaseWaiter> joining;
         try {
-            subscriptions.lane().execute(() -> {
-                if (abandoned) {
-                    joined.cancel(false);
-                    return;
-                }
-                try {
-                    joined.complete(subscriptions.join(keys.channel(), candidate, keys.kind().wakeUp(), name, sleeper,
-                            onWake));
-                }
-                catch (Throwable ex) {
-                    joined.completeExceptionally(ex);
-                }
-            });
+            joining = context.subscriptions().joinAsync(keys.channel(), candidate, keys.kind().wakeUp(), name,
+                    Thread.currentThread(), onWake);
         }
-        catch (RejectedExecutionException ex) {
-            joined.completeExceptionally(new IllegalStateException("The RedisLockClient was closed while this "
-                    + "thread waited for lock '" + keys.name() + "'", ex));
+        catch (RuntimeException ex) {
+            joining = CompletableFuture.failedFuture(ex);
         }
+        this.joined = joining;
         joined.whenComplete((waiter, failure) -> onDone.run());
     }
 
@@ -127,7 +111,6 @@ public final class JoinWithin {
     void abandon() {
         if (!taken) {
             taken = true;
-            abandoned = true;
             joined.thenAccept(ReleaseWaiter::close);
         }
     }

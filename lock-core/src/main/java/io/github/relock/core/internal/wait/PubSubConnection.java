@@ -2,6 +2,9 @@ package io.github.relock.core.internal.wait;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -17,15 +20,18 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
 
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+
 import io.github.relock.core.UnsupportedRedisDriverException;
-import io.github.relock.core.internal.command.Interrupts;
 import io.github.relock.core.internal.command.RedisDriverCheck;
 
 /**
  * One client's pub/sub connection. An idle anchor channel keeps it subscribed between waits, so a wait
  * does not pay for a new connection, and tells when it came back: Lettuce re-subscribes every channel
  * after a reconnect, and a second confirmation of the anchor means releases announced meanwhile may have
- * been missed. Subscribing is safe to repeat, so an interrupt never cuts it short.
+ * been missed. Channels are subscribed and unsubscribed through Lettuce's asynchronous pub/sub commands, so no
+ * thread waits for Redis's confirmation; opening the connection (Spring's blocking subscribe of the anchor) runs
+ * once for all callers that need it meanwhile, on the opener given.
  */
 final class PubSubConnection implements ReleaseChannels, MessageListener, SubscriptionListener {
 
@@ -45,61 +51,73 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
         }
     }
 
+    /** An open connection, the Lettuce connection its subscriptions are on, and which one it is (1 for the first). */
+    private record Live(RedisConnection connection, RedisPubSubAsyncCommands<byte[], byte[]> pubSub, long generation) {
+
+        boolean alive() {
+            return PubSubConnection.alive(connection) != null;
+        }
+    }
+
     private final RedisConnectionFactory factory;
     private final byte[] anchorChannel;
     private final Events events;
-    /** Guards opening the connection, which talks to Redis: not a monitor, so virtual threads do not pin. */
+    /** Where the connection is opened, which waits for Redis. */
+    private final Executor opener;
+    /** Guards {@link #openingNow}; held for no call to Redis: not a monitor, so virtual threads do not pin. */
     private final ReentrantLock opening = new ReentrantLock();
-    private volatile @Nullable RedisConnection connection;
+    /** The opening under way, which every caller that needs the connection meanwhile waits for; null: none. */
+    private @Nullable CompletableFuture<Live> openingNow;
+    private volatile @Nullable Live live;
     /** Counts the connections opened: a channel subscribed on an earlier one must be subscribed again. */
-    private volatile long generation;
+    private long generation;
     /** Confirmations of the anchor subscription on the current connection: more than one means a reconnect. */
     private final AtomicInteger anchorConfirmations = new AtomicInteger();
     private final UnansweredLately unanswered = new UnansweredLately();
     private volatile boolean closed;
 
-    PubSubConnection(RedisConnectionFactory factory, String anchorChannel, Events events) {
+    /** @param opener where the connection is opened: never a waiter's thread, nor one that timers or replies need */
+    PubSubConnection(RedisConnectionFactory factory, String anchorChannel, Events events, Executor opener) {
         this.factory = factory;
         this.anchorChannel = anchorChannel.getBytes(StandardCharsets.UTF_8);
         this.events = events;
+        this.opener = opener;
     }
 
-    /**
-     * Opens the connection if there is none and says which one is in use (1 for the first): a channel
-     * subscribed on another one is no longer subscribed.
-     */
     @Override
-    public long open() {
-        Interrupts.uninterruptibly(this::subscription);
-        return generation;
+    public long current() {
+        Live current = live;
+        return current != null && current.alive() ? current.generation() : 0;
     }
 
     /**
      * Subscribes {@code channel} on the current connection, opening one if needed.
      *
-     * @return the generation it is subscribed on
-     * @throws DataAccessException if Redis did not confirm it
+     * @return the generation it is subscribed on, once Redis confirmed it
      */
     @Override
-    public long subscribe(String channel) {
-        Subscription subscription = Interrupts.uninterruptibly(this::subscription);
-        long on = generation;
-        unanswered.check(UnansweredLately.CONNECTION, "subscribe to " + channel);
-        try {
-            Interrupts.uninterruptibly(() -> subscription.subscribe(channel.getBytes(StandardCharsets.UTF_8)));
-        }
-        catch (DataAccessException ex) {
-            throw unanswered(ex);
-        }
-        catch (RuntimeException ex) {
-            // the Subscription API passes the driver's own exceptions through: a timeout or a lost connection
-            // must not read as an error reply (see RedisFailures)
-            DataAccessException translated = factory.translateExceptionIfPossible(ex);
-            throw unanswered(translated != null ? translated
-                    : new RedisSystemException("Could not subscribe to " + channel + ": " + ex.getMessage(), ex));
-        }
-        unanswered.answered(UnansweredLately.CONNECTION);
-        return on;
+    public CompletableFuture<Long> subscribe(String channel) {
+        String what = "subscribe to " + channel;
+        return opened().thenCompose(on -> {
+            CompletableFuture<Void> sent;
+            try {
+                unanswered.check(UnansweredLately.CONNECTION, what);
+                sent = PubSubReplies.within(on.pubSub().subscribe(channel.getBytes(StandardCharsets.UTF_8)),
+                        on.pubSub().getStatefulConnection().getTimeout(), what);
+            }
+            catch (RuntimeException ex) {
+                sent = CompletableFuture.failedFuture(ex);
+            }
+            return sent.handle((confirmed, failure) -> {
+                if (failure != null) {
+                    Throwable cause = PubSubReplies.cause(failure);
+                    throw cause instanceof DataAccessException ex ? unanswered(ex)
+                            : new RedisSystemException("Could not " + what + ": " + cause.getMessage(), cause);
+                }
+                unanswered.answered(UnansweredLately.CONNECTION);
+                return on.generation();
+            });
+        });
     }
 
     /** Notes {@code ex} as no answer from the connection, if it is one, and returns it. */
@@ -108,90 +126,169 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     }
 
     @Override
-    public void unsubscribe(String channel) {
-        RedisConnection current = connection;
-        Subscription subscription = current == null ? null : current.getSubscription();
-        if (closed || subscription == null) {
-            return;
+    public CompletableFuture<Void> unsubscribe(String channel) {
+        Live current = live;
+        if (closed || current == null || !current.alive()) {
+            return CompletableFuture.completedFuture(null);
         }
         try {
-            Interrupts.uninterruptibly(() -> subscription.unsubscribe(channel.getBytes(StandardCharsets.UTF_8)));
+            RedisPubSubAsyncCommands<byte[], byte[]> pubSub = current.pubSub();
+            return PubSubReplies.within(pubSub.unsubscribe(channel.getBytes(StandardCharsets.UTF_8)),
+                    pubSub.getStatefulConnection().getTimeout(), "unsubscribe from " + channel)
+                    .exceptionally(failure -> {
+                        // a dead connection has no subscriptions left to undo
+                        log.debug("Could not unsubscribe from {}", channel, failure);
+                        return null;
+                    });
         }
         catch (RuntimeException ex) {
-            // a dead connection has no subscriptions left to undo
             log.debug("Could not unsubscribe from {}", channel, ex);
+            return CompletableFuture.completedFuture(null);
         }
     }
 
-    private Subscription subscription() {
-        Subscription alive = alive(connection);
-        if (alive != null) {
-            return alive;
+    /** The live connection, or the one opening for every caller that needs it now. */
+    private CompletableFuture<Live> opened() {
+        Live current = live;
+        if (current != null && current.alive()) {
+            return CompletableFuture.completedFuture(current);
         }
+        CompletableFuture<Live> started = new CompletableFuture<>();
         opening.lock();
         try {
-            RedisConnection current = connection;
-            alive = alive(current);
-            if (alive != null) {
-                return alive;
+            CompletableFuture<Live> shared = openingNow;
+            if (shared != null) {
+                return shared;
+            }
+            current = live;
+            if (current != null && current.alive()) {
+                return CompletableFuture.completedFuture(current);
             }
             if (closed) {
-                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+                return CompletableFuture.failedFuture(closedException());
             }
-            if (current != null) {
-                closeQuietly(current);
-            }
+            // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
-            RedisConnection fresh;
-            try {
-                fresh = factory.getConnection();
-            }
-            catch (DataAccessException ex) {
-                throw unanswered(ex);
-            }
-            // a wrapped (even proxied) Jedis connection would block in its subscribe for good: ask what is inside
-            try {
-                RedisDriverCheck.requireLettuce(fresh);
-            }
-            catch (UnsupportedRedisDriverException ex) {
-                closeQuietly(fresh);
-                throw ex;
-            }
-            anchorConfirmations.set(0);
-            try {
-                // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
-                fresh.subscribe(this, anchorChannel);
-            }
-            catch (DataAccessException ex) {
-                closeQuietly(fresh);
-                throw unanswered(ex);
-            }
-            catch (RuntimeException | Error ex) {
-                closeQuietly(fresh); // an Error from a wrapper, too: Redis may already have taken the subscription
-                throw ex;
-            }
-            unanswered.answered(UnansweredLately.CONNECTION);
-            Subscription subscription = fresh.getSubscription();
-            if (subscription == null) {
-                closeQuietly(fresh);
-                throw new IllegalStateException("The Redis driver did not report a subscription; relock needs Lettuce");
-            }
-            generation++;
-            connection = fresh;
-            if (closed) {
-                // close() came while this opened it and did not wait for this thread: the connection goes here
-                connection = null;
-                closeQuietly(fresh);
-                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
-            }
-            if (current != null) {
-                events.mayHaveMissedReleases(); // releases announced while there was no connection reached nobody
-            }
-            return subscription;
+            openingNow = started;
+        }
+        catch (DataAccessException ex) {
+            return CompletableFuture.failedFuture(ex);
         }
         finally {
             opening.unlock();
         }
+        Runnable open = () -> {
+            Live fresh = null;
+            Throwable failure = null;
+            try {
+                fresh = openNow();
+            }
+            catch (Throwable ex) {
+                failure = ex;
+            }
+            opening.lock();
+            try {
+                openingNow = null;
+            }
+            finally {
+                opening.unlock();
+            }
+            if (failure != null) {
+                started.completeExceptionally(failure);
+            }
+            else {
+                started.complete(fresh);
+            }
+        };
+        try {
+            opener.execute(open);
+        }
+        catch (RejectedExecutionException ex) {
+            opening.lock();
+            try {
+                openingNow = null;
+            }
+            finally {
+                opening.unlock();
+            }
+            started.completeExceptionally(closedException());
+        }
+        return started;
+    }
+
+    /** Opens a connection and subscribes the anchor: waits for Redis, so never on a waiter's thread of a client. */
+    private Live openNow() {
+        Live current = live;
+        if (closed) {
+            throw closedException();
+        }
+        if (current != null) {
+            closeQuietly(current.connection());
+        }
+        RedisConnection fresh;
+        try {
+            fresh = factory.getConnection();
+        }
+        catch (DataAccessException ex) {
+            throw unanswered(ex);
+        }
+        // a wrapped (even proxied) Jedis connection would block in its subscribe for good: ask what is inside
+        try {
+            RedisDriverCheck.requireLettuce(fresh);
+        }
+        catch (UnsupportedRedisDriverException ex) {
+            closeQuietly(fresh);
+            throw ex;
+        }
+        anchorConfirmations.set(0);
+        try {
+            // returns once subscribed with Lettuce; re-subscribes by itself after a reconnect
+            fresh.subscribe(this, anchorChannel);
+        }
+        catch (DataAccessException ex) {
+            closeQuietly(fresh);
+            throw unanswered(ex);
+        }
+        catch (RuntimeException | Error ex) {
+            closeQuietly(fresh); // an Error from a wrapper, too: Redis may already have taken the subscription
+            throw ex;
+        }
+        unanswered.answered(UnansweredLately.CONNECTION);
+        RedisPubSubAsyncCommands<byte[], byte[]> pubSub;
+        try {
+            pubSub = pubSubOf(fresh);
+        }
+        catch (RuntimeException ex) {
+            closeQuietly(fresh);
+            throw ex;
+        }
+        Live opened = new Live(fresh, pubSub, ++generation);
+        live = opened;
+        if (closed) {
+            // close() came while this opened it: the connection goes here
+            live = null;
+            closeQuietly(fresh);
+            throw closedException();
+        }
+        if (current != null) {
+            events.mayHaveMissedReleases(); // releases announced while there was no connection reached nobody
+        }
+        return opened;
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+    }
+
+    /** Lettuce's commands on the connection a subscription opened: Spring hands them out once subscribed. */
+    @SuppressWarnings("unchecked")
+    private static RedisPubSubAsyncCommands<byte[], byte[]> pubSubOf(RedisConnection subscribed) {
+        Object commands = subscribed.getNativeConnection();
+        if (!(commands instanceof RedisPubSubAsyncCommands<?, ?> pubSub)) {
+            throw new IllegalStateException("The Redis driver did not report a subscribed Lettuce connection; relock "
+                    + "needs Lettuce");
+        }
+        return (RedisPubSubAsyncCommands<byte[], byte[]>) pubSub;
     }
 
     private static @Nullable Subscription alive(@Nullable RedisConnection connection) {
@@ -223,21 +320,23 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     @Override
     public void close() {
         closed = true;
-        // never waits for a thread that is opening the connection: that one may wait for Redis for the whole
-        // connection timeout (a node that accepts connections and answers nothing). It sees `closed` once it
-        // has its connection and closes it itself; one it made before this read `closed` is closed here.
-        boolean locked = opening.tryLock();
+        CompletableFuture<Live> shared;
+        opening.lock();
         try {
-            RedisConnection current = connection;
-            if (current != null) {
-                closeQuietly(current);
-                connection = null;
-            }
+            shared = openingNow;
         }
         finally {
-            if (locked) {
-                opening.unlock();
-            }
+            opening.unlock();
+        }
+        if (shared != null) {
+            shared.completeExceptionally(closedException()); // its callers hear of the close now
+        }
+        // never waits for an opening under way: that may wait for Redis for the whole connection timeout (a node
+        // that accepts connections and answers nothing). It sees `closed` once it has its connection and closes it.
+        Live current = live;
+        live = null;
+        if (current != null) {
+            closeQuietly(current.connection());
         }
     }
 

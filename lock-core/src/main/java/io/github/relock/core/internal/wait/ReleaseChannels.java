@@ -1,26 +1,31 @@
 package io.github.relock.core.internal.wait;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * Where one client listens for releases: classic pub/sub ({@link PubSubConnection}) or, on a Redis Cluster,
- * sharded pub/sub ({@link ShardedPubSubConnection}). Either tells its {@link PubSubConnection.Events}.
+ * sharded pub/sub ({@link ShardedPubSubConnection}). Either tells its {@link PubSubConnection.Events}. No call
+ * waits for Redis: each returns a future that Redis's answer, or the connection's timeout, completes.
  */
 interface ReleaseChannels {
 
     /**
-     * Opens the connection if there is none and says which one is in use (1 for the first): a channel
-     * subscribed on another one is no longer subscribed.
+     * The connection in use right now (1 for the first), 0 if there is none alive: a channel subscribed on
+     * another one is no longer subscribed.
      */
-    long open();
+    long current();
 
     /**
-     * Subscribes {@code channel}, opening a connection if needed.
+     * Subscribes {@code channel}, opening a connection first if needed.
      *
-     * @return the generation it is subscribed on
-     * @throws org.springframework.dao.DataAccessException if Redis did not confirm it
+     * @return the generation it is subscribed on, once Redis confirmed it; fails with a
+     *         {@link org.springframework.dao.DataAccessException} if Redis did not, with an
+     *         {@link IllegalStateException} once closed
      */
-    long subscribe(String channel);
+    CompletableFuture<Long> subscribe(String channel);
 
-    void unsubscribe(String channel);
+    /** Unsubscribes {@code channel}; the future ends when Redis answered or could not, and never fails. */
+    CompletableFuture<Void> unsubscribe(String channel);
 
     void close();
 }

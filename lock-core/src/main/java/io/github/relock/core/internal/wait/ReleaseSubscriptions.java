@@ -2,11 +2,15 @@ package io.github.relock.core.internal.wait;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.relock.core.internal.command.ScriptRunner;
 import io.github.relock.core.internal.kind.WakeUp;
 import io.github.relock.core.internal.redis.ClientScheduler;
 
@@ -15,45 +19,53 @@ import io.github.relock.core.internal.redis.ClientScheduler;
  * is subscribed while at least one local thread waits for that lock and unsubscribed when the last one
  * leaves; a release message wakes one local waiter, not all of them.
  *
- * <p>Subscribing talks to Redis, so it happens under that queue's own lock only: a slow SUBSCRIBE holds up
- * waiters of the same lock, never those of other locks, and no thread blocks on a monitor (a virtual
- * thread waiting here does not pin its carrier). A queue whose last waiter left is unsubscribed before
- * anyone may subscribe its channel again, so the two commands never cross on the connection. Waiters also
- * wake when the holder's lease would end, so a lost message costs time, never a hang. A client's own
- * waiters join ({@code JoinWithin}) and leave ({@link IdleChannels}) through its {@link PubSubLane}, so none
- * of them waits for a pub/sub call past its own deadline.
+ * <p>No thread waits for Redis here: a join returns a future that Redis's confirmation of the SUBSCRIBE completes
+ * (Lettuce's asynchronous pub/sub commands), and a leave sends its UNSUBSCRIBE and goes. A queue's lock is held
+ * briefly, never across a call to Redis, so a virtual thread waiting here does not pin its carrier. A queue whose
+ * last waiter left is unsubscribed before its channel is subscribed again: the new queue sends its SUBSCRIBE once
+ * that UNSUBSCRIBE ended, so the two commands never cross. Waiters also wake when the holder's lease would end, so
+ * a lost message costs time, never a hang.
  */
 public final class ReleaseSubscriptions implements PubSubConnection.Events, AutoCloseable {
 
     private final ReleaseChannels connection;
     private final Map<String, WaiterQueue> queues = new ConcurrentHashMap<>();
-    /** Where unwanted subscriptions are undone; null: never (they go with the connection), and no lane. */
-    private final @Nullable AsyncRunner timers;
     private final Announcements announcements;
-    private final PubSubLane lane;
     private final IdleChannels idle;
     /** Told when the client closes: an asynchronous wait between subscriptions has no waiter to wake. */
     private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
-        this(factory, anchorChannel, "", null, null);
+        this(factory, anchorChannel, "", null);
     }
 
     /**
-     * @param clientId the client's id, which starts its owner ids
-     * @param timers    where the pub/sub lane's calls run
-     * @param scheduler where a waiter's look after another client's turn runs
+     * @param clientId  the client's id, which starts its owner ids
+     * @param scheduler where a waiter's look after another client's turn runs, and slot moves are followed
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
-            @Nullable AsyncRunner timers, @Nullable ClientScheduler scheduler) {
-        this.connection = ShardedPubSubConnection.isCluster(factory)
-                ? new ShardedPubSubConnection(factory, anchorChannel, this, scheduler)
-                : new PubSubConnection(factory, anchorChannel, this);
-        this.timers = timers;
+            @Nullable ClientScheduler scheduler) {
+        Executor opener = opener(clientId.isEmpty() ? anchorChannel : clientId);
+        this.connection = ScriptRunner.isCluster(factory)
+                ? new ShardedPubSubConnection(factory, anchorChannel, this, scheduler, opener)
+                : new PubSubConnection(factory, anchorChannel, this, opener);
         this.announcements = new Announcements(clientId, scheduler);
-        this.lane = new PubSubLane(timers);
-        this.idle = new IdleChannels(queues, connection, lane, () -> closed);
+        this.idle = new IdleChannels(queues, connection, () -> closed);
+    }
+
+    /**
+     * Where the pub/sub connection opens (Spring's subscribe of the anchor, which waits for Redis up to the connection
+     * timeout): a thread started for that opening, which ends with it. Not the client's scheduler, whose timers
+     * (lease renewals, waits) must not wait behind it; openings are rare (a first wait, a connection that died) and
+     * one at a time.
+     */
+    private static Executor opener(String name) {
+        return opening -> {
+            Thread thread = new Thread(opening, "relock-pubsub-open-" + name);
+            thread.setDaemon(true); // a forgotten client must not keep the JVM alive
+            thread.start();
+        };
     }
 
     /**
@@ -85,23 +97,59 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** As above, run on another thread than the one that sleeps in the waiter, {@code sleeper}. */
     public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
             Thread sleeper, @Nullable Runnable onWake) {
+        CompletableFuture<ReleaseWaiter> joining = joinAsync(channelName, candidate, wakeUp, name, sleeper, onWake);
+        try {
+            return joining.join(); // uninterruptible: an interrupt's status is kept for the caller
+        }
+        catch (CompletionException ex) {
+            Throwable cause = PubSubReplies.cause(ex);
+            if (cause instanceof RuntimeException failure) {
+                throw failure;
+            }
+            if (cause instanceof Error failure) {
+                throw failure;
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * As {@link #join(String, ReleaseWaiter.Candidate, WakeUp, String, Thread, Runnable)}, without waiting: the
+     * future completes when Redis confirmed the subscription, at once if the channel is subscribed on the current
+     * connection already. It fails with a {@link org.springframework.dao.DataAccessException} if Redis did not
+     * answer or refused, with an {@link IllegalStateException} if the client closed. No thread waits meanwhile.
+     */
+    public CompletableFuture<ReleaseWaiter> joinAsync(String channelName, ReleaseWaiter.@Nullable Candidate candidate,
+            WakeUp wakeUp, String name, Thread sleeper, @Nullable Runnable onWake) {
         while (true) {
-            ensureOpen();
-            WaiterQueue queue = queues.computeIfAbsent(channelName, channel -> new WaiterQueue(channel, wakeUp));
+            if (closed) {
+                return CompletableFuture.failedFuture(closedException());
+            }
+            WaiterQueue queue = queues.computeIfAbsent(channelName,
+                    channel -> new WaiterQueue(channel, wakeUp, idle.unsubscribing(channel)));
             queue.lock.lock();
             try {
                 if (queue.retired) {
-                    continue; // its last waiter left and unsubscribed it: start a new one
+                    continue; // its last waiter left and it is unsubscribed: start a new one
                 }
-                ensureOpen();
-                if (queue.subscribedOn != connection.open()) {
-                    subscribe(queue);
+                if (closed) {
+                    return CompletableFuture.failedFuture(closedException());
                 }
-                ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
-                        (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, queue.joined() > 0,
-                        name, sleeper, onWake);
-                queue.add(waiter);
-                return waiter;
+                // counted in from now: the queue is not unsubscribed under a join that is under way
+                boolean behindOthers = queue.joined() > 0;
+                if (queue.subscribedOn(connection.current())) {
+                    return CompletableFuture.completedFuture(admit(queue, behindOthers, candidate, name, sleeper,
+                            onWake));
+                }
+                CompletableFuture<Long> subscribing = queue.subscription;
+                if (subscribing == null || subscribing.isDone()) {
+                    // never crossing the UNSUBSCRIBE of the queue before: sent once that ended
+                    subscribing = queue.after.handle((unused, failure) -> null)
+                            .thenCompose(unused -> connection.subscribe(queue.channel));
+                    queue.subscription = subscribing;
+                }
+                return subscribing.handle((on, failure) -> joined(queue, failure, behindOthers, candidate, name,
+                        sleeper, onWake));
             }
             finally {
                 queue.lock.unlock();
@@ -109,24 +157,43 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         }
     }
 
-    /** Subscribes under the queue's lock; a queue nobody ever joined is dropped again if that fails. */
-    private void subscribe(WaiterQueue queue) {
+    /** The subscribe a joiner waited for ended; a queue nobody is left in is dropped again if it failed. */
+    private ReleaseWaiter joined(WaiterQueue queue, @Nullable Throwable failure, boolean behindOthers,
+            ReleaseWaiter.@Nullable Candidate candidate, String name, Thread sleeper, @Nullable Runnable onWake) {
+        queue.lock.lock();
         try {
-            queue.subscribedOn = connection.subscribe(queue.channel);
-        }
-        catch (RuntimeException ex) {
-            if (queue.members() == 0) {
-                queue.retired = true;
-                queues.remove(queue.channel, queue);
+            if (closed) {
+                failure = closedException(); // whatever Redis said meanwhile: the close is why this join ends
             }
-            throw ex;
+            if (failure != null) {
+                if (queue.left() == 0 && !queue.retired) {
+                    // never subscribed: nothing to undo (a SUBSCRIBE confirmed late is undone when it comes)
+                    queue.retired = true;
+                    queues.remove(queue.channel, queue);
+                }
+                Throwable cause = PubSubReplies.cause(failure);
+                throw cause instanceof RuntimeException ex ? ex : new CompletionException(cause);
+            }
+            return admit(queue, behindOthers, candidate, name, sleeper, onWake);
         }
+        finally {
+            queue.lock.unlock();
+        }
+    }
+
+    private ReleaseWaiter admit(WaiterQueue queue, boolean behindOthers, ReleaseWaiter.@Nullable Candidate candidate,
+            String name, Thread sleeper, @Nullable Runnable onWake) {
+        ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
+                (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, behindOthers, name, sleeper,
+                onWake);
+        queue.add(waiter);
+        return waiter;
     }
 
     private void leave(ReleaseWaiter waiter, WaiterQueue queue, boolean unusedWakeUp) {
         queue.remove(waiter);
         if (queue.left() == 0) {
-            idle.left(queue); // not here: an UNSUBSCRIBE Redis does not answer would hold this waiter
+            idle.left(queue); // sends the UNSUBSCRIBE, waits for no answer
         }
         if (unusedWakeUp) {
             queue.wakeOne();
@@ -165,8 +232,8 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
      */
     @Override
     public void subscribed(String channel) {
-        if (timers != null && !queues.containsKey(channel)) {
-            idle.confirmed(channel); // not on the driver's thread: it talks to Redis
+        if (!queues.containsKey(channel)) {
+            idle.confirmed(channel);
         }
     }
 
@@ -181,11 +248,6 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         return queue != null && queue.members() > 0;
     }
 
-    /** Where calls on the pub/sub connection run, one at a time, off the waiters' threads. */
-    public PubSubLane lane() {
-        return lane;
-    }
-
     /** Channels with local waiters right now. */
     public int activeChannels() {
         return queues.size();
@@ -193,8 +255,12 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     private void ensureOpen() {
         if (closed) {
-            throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+            throw closedException();
         }
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
     }
 
     /**

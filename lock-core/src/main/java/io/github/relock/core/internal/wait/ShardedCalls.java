@@ -1,21 +1,12 @@
 package io.github.relock.core.internal.wait;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisConnectionFailureException;
-import org.springframework.data.redis.RedisSystemException;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -29,13 +20,17 @@ final class ShardedCalls {
     private ShardedCalls() {
     }
 
-    /** SSUBSCRIBE, sent to the node of the channel's slot, confirmed within the connection's timeout. */
-    static void ssubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection, String channel) {
-        await(connection.async().ssubscribe(bytes(channel)), connection.getTimeout(), "subscribe to " + channel);
+    /** SSUBSCRIBE, sent to the node of the channel's slot: ends when confirmed, else fails within the timeout. */
+    static CompletableFuture<Void> ssubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection,
+            String channel) {
+        return PubSubReplies.within(connection.async().ssubscribe(bytes(channel)), connection.getTimeout(),
+                "subscribe to " + channel);
     }
 
-    static void sunsubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection, String channel) {
-        await(connection.async().sunsubscribe(bytes(channel)), connection.getTimeout(), "unsubscribe from " + channel);
+    static CompletableFuture<Void> sunsubscribe(StatefulRedisClusterPubSubConnection<byte[], byte[]> connection,
+            String channel) {
+        return PubSubReplies.within(connection.async().sunsubscribe(bytes(channel)), connection.getTimeout(),
+                "unsubscribe from " + channel);
     }
 
     /** The node that owns {@code channel}'s slot, as {@code client} last saw the topology; null if none does. */
@@ -49,26 +44,6 @@ final class ShardedCalls {
         }
         catch (RuntimeException ex) {
             log.debug("Could not close the pub/sub connection", ex);
-        }
-    }
-
-    static <T> T await(Future<T> reply, Duration timeout, String what) {
-        try {
-            return reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new RedisSystemException("Interrupted while waiting to " + what, ex);
-        }
-        catch (ExecutionException ex) {
-            Throwable cause = ex.getCause() == null ? ex : ex.getCause();
-            String message = "Could not " + what + ": " + cause.getMessage();
-            // an error reply is Redis refusing; anything else (a lost connection) is Redis not answering
-            throw cause instanceof RedisCommandExecutionException ? new RedisSystemException(message, cause)
-                    : new RedisConnectionFailureException(message, cause);
-        }
-        catch (TimeoutException ex) {
-            throw new QueryTimeoutException("Redis did not confirm in " + timeout.toMillis() + " ms: " + what, ex);
         }
     }
 

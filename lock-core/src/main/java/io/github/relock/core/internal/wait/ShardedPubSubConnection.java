@@ -1,7 +1,10 @@
 package io.github.relock.core.internal.wait;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -18,8 +21,6 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 
-import io.github.relock.core.internal.command.Interrupts;
-import io.github.relock.core.internal.command.ScriptRunner;
 import io.github.relock.core.internal.redis.ClientScheduler;
 
 /**
@@ -46,8 +47,12 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     private final LettuceConnectionFactory factory;
     private final String anchorChannel;
     private final PubSubConnection.Events events;
-    /** Guards opening and the switch to classic, which talk to Redis: not a monitor, so virtual threads do not pin. */
+    /** Guards {@link #openingNow} and the switch to classic; held for no call to Redis. */
     private final ReentrantLock opening = new ReentrantLock();
+    /** The opening under way, which every caller that needs the connection meanwhile waits for; null: none. */
+    private @Nullable CompletableFuture<Open> openingNow;
+    /** Where the connection is opened, which waits for Redis. */
+    private final Executor opener;
     /** Channels with local waiters, each with the id of the node that confirmed it ({@value ShardedResubscriber#UNCONFIRMED}: none yet). */
     private final Map<String, String> channels = new ConcurrentHashMap<>();
     private final ShardedResubscriber resubscriber;
@@ -57,132 +62,221 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     private volatile @Nullable StatefulRedisClusterPubSubConnection<byte[], byte[]> connection;
     private volatile @Nullable PubSubConnection classic;
     private volatile long generation;
+
+    /** An open connection and which one it is (1 for the first). */
+    private record Open(StatefulRedisClusterPubSubConnection<byte[], byte[]> pubSub, long generation) {
+    }
     private volatile boolean closed;
 
-    /** @param scheduler the client's timer thread, where slot moves are followed; null: a thread of its own */
+    /**
+     * @param scheduler the client's timer thread, where slot moves are followed; null: a thread of its own
+     * @param opener    where the connection is opened: never a waiter's thread, nor one that timers or replies need
+     */
     ShardedPubSubConnection(RedisConnectionFactory factory, String anchorChannel, PubSubConnection.Events events,
-            @Nullable ClientScheduler scheduler) {
+            @Nullable ClientScheduler scheduler, Executor opener) {
         this.factory = (LettuceConnectionFactory) factory;
         this.anchorChannel = anchorChannel;
         this.events = events;
+        this.opener = opener;
         this.resubscriber = new ShardedResubscriber(scheduler != null ? scheduler
                 : new ClientScheduler("relock-pubsub-" + anchorChannel), scheduler == null, channels, this::listening,
                 this::client, events::mayHaveMissedReleases);
         this.listener = new ShardedListener(channels, events, resubscriber);
     }
 
-    /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
-    static boolean isCluster(RedisConnectionFactory factory) {
-        return ScriptRunner.isCluster(factory);
+    @Override
+    public long current() {
+        PubSubConnection fallback = classic;
+        if (fallback != null) {
+            long on = fallback.current();
+            return on == 0 ? 0 : CLASSIC_GENERATIONS + on;
+        }
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> alive = connection;
+        return alive != null && alive.isOpen() ? generation : 0;
     }
 
     @Override
-    public long open() {
+    public CompletableFuture<Long> subscribe(String channel) {
         PubSubConnection fallback = classic;
         if (fallback != null) {
-            return CLASSIC_GENERATIONS + fallback.open();
+            return fallback.subscribe(channel).thenApply(on -> CLASSIC_GENERATIONS + on);
         }
-        Interrupts.uninterruptibly(this::connection);
-        PubSubConnection switched = classic;
-        return switched != null ? CLASSIC_GENERATIONS + switched.open() : generation;
-    }
-
-    @Override
-    public long subscribe(String channel) {
-        PubSubConnection fallback = classic;
-        if (fallback != null) {
-            return CLASSIC_GENERATIONS + fallback.subscribe(channel);
-        }
-        StatefulRedisClusterPubSubConnection<byte[], byte[]> current = Interrupts.uninterruptibly(this::connection);
-        long on = generation;
-        String node = nodeOf(channel);
-        unanswered.check(node, "subscribe to " + channel);
-        channels.putIfAbsent(channel, ShardedResubscriber.UNCONFIRMED); // before it is sent: the confirmation must find it
-        try {
-            Interrupts.uninterruptibly(() -> ShardedCalls.ssubscribe(current, channel));
-        }
-        catch (RuntimeException ex) {
-            channels.remove(channel);
-            if (!ShardedCalls.unknownCommand(ex)) {
-                throw ex instanceof DataAccessException failure ? unanswered.note(node, failure) : ex;
+        return opened().thenCompose(open -> {
+            String node;
+            CompletableFuture<Void> sent;
+            try {
+                node = nodeOf(channel);
+                unanswered.check(node, "subscribe to " + channel);
+                // before it is sent: the confirmation must find it
+                channels.putIfAbsent(channel, ShardedResubscriber.UNCONFIRMED);
+                sent = ShardedCalls.ssubscribe(open.pubSub(), channel);
             }
-            useClassic(ex);
-            return subscribe(channel);
-        }
-        unanswered.answered(node);
-        return on;
+            catch (RuntimeException ex) {
+                channels.remove(channel);
+                return CompletableFuture.failedFuture(ex);
+            }
+            return sent.handle((confirmed, failure) -> {
+                if (failure == null) {
+                    unanswered.answered(node);
+                    return CompletableFuture.completedFuture(open.generation());
+                }
+                Throwable cause = PubSubReplies.cause(failure);
+                channels.remove(channel);
+                if (!ShardedCalls.unknownCommand(cause)) {
+                    return CompletableFuture.<Long>failedFuture(cause instanceof DataAccessException ex
+                            ? unanswered.note(node, ex) : cause);
+                }
+                // not on Lettuce's thread that answered: the switch closes the cluster connection
+                return CompletableFuture.runAsync(() -> useClassic(cause), opener)
+                        .thenCompose(unused -> subscribe(channel));
+            }).thenCompose(next -> next);
+        });
     }
 
     @Override
-    public void unsubscribe(String channel) {
+    public CompletableFuture<Void> unsubscribe(String channel) {
         PubSubConnection fallback = classic;
         if (fallback != null) {
-            fallback.unsubscribe(channel);
-            return;
+            return fallback.unsubscribe(channel);
         }
         channels.remove(channel); // first: the SUNSUBSCRIBE that answers this one is not a lost subscription
         StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
         if (closed || current == null) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
         try {
-            Interrupts.uninterruptibly(() -> ShardedCalls.sunsubscribe(current, channel));
+            return ShardedCalls.sunsubscribe(current, channel).exceptionally(failure -> {
+                // a dead node has no subscriptions left to undo
+                log.debug("Could not unsubscribe from {}", channel, failure);
+                return null;
+            });
         }
         catch (RuntimeException ex) {
-            // a dead node has no subscriptions left to undo
             log.debug("Could not unsubscribe from {}", channel, ex);
+            return CompletableFuture.completedFuture(null);
         }
     }
 
-    private StatefulRedisClusterPubSubConnection<byte[], byte[]> connection() {
+    /** The open connection, or the one opening (on the opener) for every caller that needs it now. */
+    private CompletableFuture<Open> opened() {
         StatefulRedisClusterPubSubConnection<byte[], byte[]> alive = connection;
         if (alive != null && alive.isOpen()) {
-            return alive;
+            return CompletableFuture.completedFuture(new Open(alive, generation));
         }
+        CompletableFuture<Open> started = new CompletableFuture<>();
         opening.lock();
         try {
-            StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
-            if (current != null && current.isOpen()) {
-                return current;
+            CompletableFuture<Open> shared = openingNow;
+            if (shared != null) {
+                return shared;
             }
             if (closed) {
-                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+                return CompletableFuture.failedFuture(closedException());
             }
-            if (current != null) {
-                ShardedCalls.closeQuietly(current);
-            }
-            RedisClusterClient client = client();
+            // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
-            StatefulRedisClusterPubSubConnection<byte[], byte[]> fresh;
-            try {
-                fresh = client.connectPubSub(ByteArrayCodec.INSTANCE);
-            }
-            catch (RuntimeException ex) {
-                // callers treat Spring's exceptions as Redis not answering, as with classic pub/sub
-                throw unanswered.note(UnansweredLately.CONNECTION, new RedisConnectionFailureException(
-                        "Could not open the pub/sub connection: " + ex.getMessage(), ex));
-            }
-            unanswered.answered(UnansweredLately.CONNECTION);
-            fresh.addListener(listener);
-            resubscriber.follow(client);
-            generation++;
-            connection = fresh;
-            if (closed) {
-                // close() came while this opened it and did not wait for this thread: the connection goes here
-                connection = null;
-                ShardedCalls.closeQuietly(fresh);
-                throw new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
-            }
-            if (current != null) {
-                // the channels of the closed connection: on the new one, and their waiters look again
-                channels.replaceAll((channel, node) -> ShardedResubscriber.UNCONFIRMED);
-                resubscriber.resubscribe(false, 0);
-            }
-            return fresh;
+            openingNow = started;
+        }
+        catch (DataAccessException ex) {
+            return CompletableFuture.failedFuture(ex);
         }
         finally {
             opening.unlock();
         }
+        try {
+            opener.execute(() -> {
+                Open fresh = null;
+                Throwable failure = null;
+                try {
+                    fresh = openNow();
+                }
+                catch (Throwable ex) {
+                    failure = ex;
+                }
+                openingEnded();
+                if (failure != null) {
+                    started.completeExceptionally(failure);
+                }
+                else {
+                    started.complete(fresh);
+                }
+            });
+        }
+        catch (RejectedExecutionException ex) {
+            openingEnded();
+            started.completeExceptionally(closedException());
+        }
+        return started;
+    }
+
+    /** Callers waiting for an opening under way hear of the close now, not when the opening gives up. */
+    private void failOpening() {
+        CompletableFuture<Open> shared;
+        opening.lock();
+        try {
+            shared = openingNow;
+        }
+        finally {
+            opening.unlock();
+        }
+        if (shared != null) {
+            shared.completeExceptionally(closedException());
+        }
+    }
+
+    private void openingEnded() {
+        opening.lock();
+        try {
+            openingNow = null;
+        }
+        finally {
+            opening.unlock();
+        }
+    }
+
+    /** Opens the cluster pub/sub connection: waits for Redis, so only on the opener. */
+    private Open openNow() {
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> current = connection;
+        if (current != null && current.isOpen()) {
+            return new Open(current, generation);
+        }
+        if (closed) {
+            throw closedException();
+        }
+        if (current != null) {
+            ShardedCalls.closeQuietly(current);
+        }
+        RedisClusterClient client = client();
+        StatefulRedisClusterPubSubConnection<byte[], byte[]> fresh;
+        try {
+            fresh = client.connectPubSub(ByteArrayCodec.INSTANCE);
+        }
+        catch (RuntimeException ex) {
+            // callers treat Spring's exceptions as Redis not answering, as with classic pub/sub
+            throw unanswered.note(UnansweredLately.CONNECTION, new RedisConnectionFailureException(
+                    "Could not open the pub/sub connection: " + ex.getMessage(), ex));
+        }
+        unanswered.answered(UnansweredLately.CONNECTION);
+        fresh.addListener(listener);
+        resubscriber.follow(client);
+        long opened = ++generation;
+        connection = fresh;
+        if (closed) {
+            // close() came while this opened it and did not wait for it: the connection goes here
+            connection = null;
+            ShardedCalls.closeQuietly(fresh);
+            throw closedException();
+        }
+        if (current != null) {
+            // the channels of the closed connection: on the new one, and their waiters look again
+            channels.replaceAll((channel, node) -> ShardedResubscriber.UNCONFIRMED);
+            resubscriber.resubscribe(false, 0);
+        }
+        return new Open(fresh, opened);
+    }
+
+    private static IllegalStateException closedException() {
+        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
     }
 
     /** The id of the node that owns {@code channel}'s slot, as this client last saw the topology. */
@@ -200,7 +294,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     }
 
     /** A server that does not know SSUBSCRIBE: classic pub/sub from now on, as its scripts then PUBLISH. */
-    private void useClassic(RuntimeException why) {
+    private void useClassic(Throwable why) {
         opening.lock();
         try {
             if (classic != null) {
@@ -214,7 +308,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 ShardedCalls.closeQuietly(current);
             }
             channels.clear();
-            PubSubConnection fallback = new PubSubConnection(factory, anchorChannel, events);
+            PubSubConnection fallback = new PubSubConnection(factory, anchorChannel, events, opener);
             classic = fallback;
             if (closed) {
                 fallback.close(); // close() did not wait for this switch: the fallback opens nothing
@@ -233,6 +327,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     @Override
     public void close() {
         closed = true;
+        failOpening();
         resubscriber.close();
         // never waits for a thread that is opening the connection (see PubSubConnection.close())
         boolean locked = opening.tryLock();

@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.wait;
 
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,18 +22,28 @@ final class WaiterQueue {
     private final WakeUp wakeUp;
     final HandOffStreak streak = new HandOffStreak();
     private final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
-    /** Joiners count in under {@link #lock}; a waiter leaves without it, since an (un)subscribe may hold it long. */
+    /** Joiners count in under {@link #lock}, from the start of their join; a waiter leaves without it. */
     private final AtomicInteger members = new AtomicInteger();
-    /** Guards the fields below; held while (un)subscribing this channel, and for nothing else. */
+    /** The unsubscribe of the queue this one follows on the channel: its subscribe is sent only after it. */
+    final CompletableFuture<?> after;
+    /** Guards the fields below; held briefly, never while Redis is awaited. */
     final ReentrantLock lock = new ReentrantLock();
-    /** The connection generation this channel is subscribed on; 0: not subscribed. */
-    long subscribedOn;
-    /** Unsubscribed after its last waiter left: a joiner must start a new queue. */
+    /** The last subscribe of this channel, with the connection generation it is on once confirmed; null: none. */
+    @Nullable CompletableFuture<Long> subscription;
+    /** Being unsubscribed after its last waiter left: a joiner must start a new queue. */
     boolean retired;
 
-    WaiterQueue(String channel, WakeUp wakeUp) {
+    WaiterQueue(String channel, WakeUp wakeUp, CompletableFuture<?> after) {
         this.channel = channel;
         this.wakeUp = wakeUp;
+        this.after = after;
+    }
+
+    /** Whether Redis confirmed this channel on connection {@code generation} (0: none alive). Under {@link #lock}. */
+    boolean subscribedOn(long generation) {
+        CompletableFuture<Long> last = subscription;
+        return generation != 0 && last != null && last.isDone() && !last.isCompletedExceptionally()
+                && last.join() == generation;
     }
 
     /** The look scheduled after the last announcement, if it asked for one; the next announcement cancels it. */
