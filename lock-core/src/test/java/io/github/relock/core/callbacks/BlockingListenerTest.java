@@ -143,7 +143,7 @@ class BlockingListenerTest {
             System.out.printf("close() with a listener ignoring interrupts: %d ms, threads left %s, after it returned %s%n",
                     closeMillis, left, afterListener);
             assertThat(closeMillis).isLessThan(2_000);
-            assertThat(left).allMatch(name -> name.startsWith("relock-listeners-"));
+            assertThat(left).allMatch(name -> name.startsWith("relock-events-"));
             assertThat(afterListener).isEmpty();
         }
         finally {

@@ -39,7 +39,7 @@ class LockLostExecutorTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> !calledOn.isEmpty());
             assertThat(calledOn).containsOnly("users-listener");
             assertThat(Thread.getAllStackTraces().keySet()).noneMatch(thread -> thread.getName()
-                    .startsWith("relock-listeners-" + client.getClientId()));
+                    .startsWith("relock-events-" + client.getClientId()));
         }
         finally {
             executor.shutdownNow();

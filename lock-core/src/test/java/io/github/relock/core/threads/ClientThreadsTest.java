@@ -47,7 +47,7 @@ class ClientThreadsTest {
     @Test
     void renewalAndItsLeaseEndChecksRunOnTheSchedulerAndEveryThreadEndsWithTheClient() throws Exception {
         Set<String> seen = syncWaitersWatchdogHoldsAndALostLock("renewal-threads");
-        assertThat(seen).allMatch(name -> name.startsWith("relock-scheduler-") || name.startsWith("relock-listeners-"),
+        assertThat(seen).allMatch(name -> name.startsWith("relock-scheduler-") || name.startsWith("relock-events-"),
                 "the scheduler or the listener thread");
     }
 
@@ -110,7 +110,7 @@ class ClientThreadsTest {
             }
             await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(sampler.alive()).isEmpty());
             assertThat(sampler.seen()).allMatch(name -> name.startsWith("relock-scheduler-")
-                    || name.startsWith("relock-listeners-"), "the scheduler or the listener thread");
+                    || name.startsWith("relock-events-"), "the scheduler or the listener thread");
             assertThat(sampler.seen()).hasSizeLessThanOrEqualTo(MAX_THREADS);
         }
     }

@@ -63,10 +63,11 @@ public final class ClientRuntime implements AutoCloseable {
     /** Where the watchdog's losses are told: a listener that blocks must not stop the renewal of other holds. */
     private final Executor told;
     /**
-     * The client's own listener thread, started on demand: where listeners are told when the user gave no executor,
-     * or gave one that ran the event on the thread that handed it over (a direct executor).
+     * The client's own second thread, started on demand: where listeners are told when the user gave no executor,
+     * or gave one that ran the event on the thread that handed it over (a direct executor), and where the pub/sub
+     * connection opens.
      */
-    private final ListenerThread ownTold;
+    private final EventThread events;
     private final List<LockLostListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong ownerSequence = new AtomicLong();
     /** Set by the one close() that does the closing, as it starts. */
@@ -97,15 +98,15 @@ public final class ClientRuntime implements AutoCloseable {
         LockCommands commands = new LockCommands(factory, settings.minReplicas(),
                 settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler);
         HoldRegistry holds = new HoldRegistry();
+        this.events = new EventThread("relock-events-" + clientId);
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
-                clientId, scheduler);
+                clientId, scheduler, events::execute);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler);
         this.listeners.addAll(listeners);
-        this.ownTold = new ListenerThread("relock-listeners-" + clientId);
-        this.told = lockLostExecutor != null ? lockLostExecutor : ownTold::execute;
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, ownTold::execute,
+        this.told = lockLostExecutor != null ? lockLostExecutor : events::execute;
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, events::execute,
                 this::reportLostLater);
     }
 
@@ -226,7 +227,7 @@ public final class ClientRuntime implements AutoCloseable {
         try {
             watchdog.close();
             context.subscriptions().close();
-            ownTold.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
+            events.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
             scheduler.close();
             context.holds().clear();
         }
@@ -237,7 +238,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     private void awaitClosed() {
         if (watchdog.runsOnCurrentThread() || scheduler.runsOnCurrentThread()
-                || ownTold.runsOnCurrentThread()) {
+                || events.runsOnCurrentThread()) {
             return;
         }
         boolean interrupted = false;
@@ -273,7 +274,7 @@ public final class ClientRuntime implements AutoCloseable {
         try {
             told.execute(() -> {
                 if (Thread.currentThread() == handing) {
-                    ownTold.execute(() -> reportLost(hold)); // a direct executor: off the thread that handed it over
+                    events.execute(() -> reportLost(hold)); // a direct executor: off the thread that handed it over
                 }
                 else {
                     reportLost(hold);

@@ -36,36 +36,25 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     private final Set<Runnable> closeWatchers = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
+    /** Subscriptions whose pub/sub connection opens on the thread that first needs it. */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel) {
-        this(factory, anchorChannel, "", null);
+        this(factory, anchorChannel, "", null, Runnable::run);
     }
 
     /**
      * @param clientId  the client's id, which starts its owner ids
      * @param scheduler where a waiter's look after another client's turn runs, and slot moves are followed
+     * @param opener    where the pub/sub connection opens (Spring's subscribe of the anchor, which waits for Redis up
+     *                  to the connection timeout): not the scheduler, whose timers (lease renewals, waits) must not
+     *                  wait behind it; openings are rare (a first wait, a connection that died) and one at a time
      */
     public ReleaseSubscriptions(RedisConnectionFactory factory, String anchorChannel, String clientId,
-            @Nullable ClientScheduler scheduler) {
-        Executor opener = opener(clientId.isEmpty() ? anchorChannel : clientId);
+            @Nullable ClientScheduler scheduler, Executor opener) {
         this.connection = ScriptRunner.isCluster(factory)
                 ? new ShardedPubSubConnection(factory, anchorChannel, this, scheduler, opener)
                 : new PubSubConnection(factory, anchorChannel, this, opener);
         this.announcements = new Announcements(clientId, scheduler);
         this.idle = new IdleChannels(queues, connection, () -> closed);
-    }
-
-    /**
-     * Where the pub/sub connection opens (Spring's subscribe of the anchor, which waits for Redis up to the connection
-     * timeout): a thread started for that opening, which ends with it. Not the client's scheduler, whose timers
-     * (lease renewals, waits) must not wait behind it; openings are rare (a first wait, a connection that died) and
-     * one at a time.
-     */
-    private static Executor opener(String name) {
-        return opening -> {
-            Thread thread = new Thread(opening, "relock-pubsub-open-" + name);
-            thread.setDaemon(true); // a forgotten client must not keep the JVM alive
-            thread.start();
-        };
     }
 
     /**

@@ -9,14 +9,15 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's listener thread: tells the lost-lock listeners, one event after another, when the user gave no
- * executor of their own. It starts on demand and ends when idle, so a client that loses no lock has none; a
- * listener that blocks holds up later events, never the renewals or the owner's own calls.
+ * The client's thread for work that may block and must not hold up its scheduler: telling the lost-lock listeners
+ * (when the user gave no executor of their own) and opening the pub/sub connection (whose driver call waits for
+ * Redis). One task after another; it starts on demand and ends when idle, so a client that loses no lock and makes
+ * no wait has none. A listener that blocks holds up later tasks, never the renewals or the owner's own calls.
  */
-final class ListenerThread implements AutoCloseable {
+final class EventThread implements AutoCloseable {
 
     private static final long IDLE_SECONDS = 10;
-    /** How long close() waits for the thread to end: a listener that runs longer is left to end. */
+    /** How long close() waits for the thread to end: a task that runs longer is left to end. */
     private static final long CLOSE_WAIT_MILLIS = 1_000;
 
     private final ThreadPoolExecutor executor;
@@ -25,7 +26,7 @@ final class ListenerThread implements AutoCloseable {
     private final Set<Thread> started = ConcurrentHashMap.newKeySet();
 
     /** @param name the thread's name; a thread started again after idling gets the same */
-    ListenerThread(String name) {
+    EventThread(String name) {
         this.threadName = name;
         ThreadFactory factory = task -> {
             Thread thread = new Thread(task, threadName);
@@ -52,7 +53,7 @@ final class ListenerThread implements AutoCloseable {
         return Thread.currentThread().getName().equals(threadName);
     }
 
-    /** {@link #close()}, interrupting what runs (a lost-lock listener that waits), unless closed from there. */
+    /** {@link #close()}, interrupting what runs (a lost-lock listener that waits, an opening), unless closed from there. */
     void closeNow() {
         if (!runsOnCurrentThread()) {
             executor.shutdownNow();
@@ -62,7 +63,7 @@ final class ListenerThread implements AutoCloseable {
 
     /**
      * Takes no new events and waits up to {@value #CLOSE_WAIT_MILLIS} ms for the thread to end (an idle one ends
-     * at once; a listener that runs finishes first), so that none outlives the client.
+     * at once; a task that runs finishes first), so that none outlives the client.
      */
     @Override
     public void close() {

@@ -11,19 +11,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The listener thread is not alive once close() has returned. An executor counts itself terminated just before
+ * The event thread is not alive once close() has returned. An executor counts itself terminated just before
  * its last thread exits, so waiting for the executor alone let the thread be seen alive right after close()
  * (the fault schedule's "thread alive after close()" rule).
  */
 @Timeout(60)
-class ListenerThreadTest {
+class EventThreadTest {
 
     @Test
     void noThreadIsAliveWhenCloseReturns() throws Exception {
         List<String> alive = new ArrayList<>();
         for (int round = 0; round < 300 && alive.isEmpty(); round++) {
-            String name = "relock-listeners-test" + round;
-            ListenerThread runner = new ListenerThread(name);
+            String name = "relock-events-test" + round;
+            EventThread runner = new EventThread(name);
             CountDownLatch ran = new CountDownLatch(3);
             for (int i = 0; i < 3; i++) {
                 runner.execute(ran::countDown);
