@@ -98,9 +98,8 @@ public final class Acquisition {
         AcquireReply reply;
         try {
             // an interrupt must not leave the outcome unknown: the status is restored for the wait to see
-            reply = Interrupts.uninterruptibly(
-                    () -> keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor,
-                            willWait));
+            reply = Interrupts.uninterruptibly(() -> context.commands().await(
+                    keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor, willWait)));
         }
         catch (DataAccessException ex) {
             throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '" + keys.name() + "': "

@@ -135,7 +135,8 @@ public final class Releases {
 
     /** Holds left after giving back one of {@code before}, or -1 if this hold is no longer in Redis. */
     public long release(Hold hold, int before) {
-        return resend(() -> keys.kind().release(context.commands(), hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before), null);
+        return resend(() -> context.commands().await(
+                keys.kind().release(context.commands(), hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before)), null);
     }
 
     /**
@@ -143,8 +144,8 @@ public final class Releases {
      * first attempt was refused outright, which happens before any write (transfer.lua writes in before out).
      */
     long transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst) {
-        return resend(() -> context.commands().transfer(keys, hold.ownerId(), hold.fencingToken(), to.ownerId(),
-                to.leaseMillis(), othersFirst), HandOff.TRANSFER_REFUSED);
+        return resend(() -> context.commands().await(context.commands().transfer(keys, hold.ownerId(),
+                hold.fencingToken(), to.ownerId(), to.leaseMillis(), othersFirst)), HandOff.TRANSFER_REFUSED);
     }
 
     /** An error reply to the first attempt returns {@code onFirstRefusal}, if given. */
