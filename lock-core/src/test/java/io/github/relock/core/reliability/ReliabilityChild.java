@@ -195,7 +195,7 @@ public final class ReliabilityChild {
             catch (LockLostException | IllegalMonitorStateException ex) {
                 thrown++;
             }
-            long left = commands.release(keys, ownOwner, token, 1);
+            long left = commands.release(keys, ownOwner, token, 1).join();
             if (left < 0) {
                 refused++;
             }

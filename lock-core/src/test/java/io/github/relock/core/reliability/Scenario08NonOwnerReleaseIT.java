@@ -148,10 +148,10 @@ class Scenario08NonOwnerReleaseIT {
                 // the release script with the holder's token but another owner, and with the owner but a stale token
                 String otherOwner = otherClient.newOwner().id();
                 for (int i = 0; i < SCRIPT_OTHER_OWNER; i++) {
-                    real.expectScriptRefusal(commands.release(keys, otherOwner, token, 1), snapshot);
+                    real.expectScriptRefusal(commands.release(keys, otherOwner, token, 1).join(), snapshot);
                 }
                 for (int i = 0; i < SCRIPT_STALE_TOKEN; i++) {
-                    real.expectScriptRefusal(commands.release(keys, holderOwner, token - 1 - i, 1), snapshot);
+                    real.expectScriptRefusal(commands.release(keys, holderOwner, token - 1 - i, 1).join(), snapshot);
                 }
                 // another process
                 try (ChildJvm child = ChildJvm.start(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
@@ -237,7 +237,7 @@ class Scenario08NonOwnerReleaseIT {
                 }).get();
                 Snapshot snapshot = new Snapshot(held.getKey());
                 control.expectScriptRefusal(commands.release(LockKeys.of(client.getKeyPrefix(), name), someoneElse,
-                        token, 1), snapshot);
+                        token, 1).join(), snapshot);
             }
         }
         return control;

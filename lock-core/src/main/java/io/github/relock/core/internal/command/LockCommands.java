@@ -1,30 +1,26 @@
 package io.github.relock.core.internal.command;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.relock.core.internal.command.Encoding.EncodedNumber;
 import io.github.relock.core.internal.redis.AsyncScripts;
 import io.github.relock.core.internal.redis.ClientScheduler;
-import io.github.relock.core.internal.redis.RedisErrors;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
  * Every Redis call a lock makes, typed: take, give back, hand off, force, renew, and the reads. The
  * scripts run through the {@link ScriptRunner}; with {@code minReplicas > 0} first acquisitions and
- * renewals go through the {@link ReplicaAcknowledgement} policy instead.
+ * renewals go through the {@link ReplicaAcknowledgement} policy instead. The calls of a lock's acquire and
+ * release path return a future, failed with a {@code DataAccessException}; the others wait for theirs
+ * ({@link #await}).
  */
 public final class LockCommands {
 
@@ -70,7 +66,8 @@ public final class LockCommands {
             long fenceRetentionMillis, ClientScheduler scheduler) {
         this.runner = new ScriptRunner(factory, scheduler);
         this.fenceRetention = Encoding.bytes(fenceRetentionMillis);
-        this.replicas = minReplicas > 0 ? new ReplicaAcknowledgement(minReplicas, replicaAckTimeoutMillis) : null;
+        this.replicas = minReplicas > 0
+                ? new ReplicaAcknowledgement(minReplicas, replicaAckTimeoutMillis, runner.scripts()) : null;
         if (minReplicas > 0 && Boolean.TRUE.equals(runner.cluster())) {
             throw new IllegalArgumentException("minReplicas is not supported on Redis Cluster: WAIT cannot be sent to "
                     + "the lock's node on the connection that ran the script");
@@ -93,9 +90,10 @@ public final class LockCommands {
 
     /**
      * Takes, re-enters or reports the lock. With {@code minReplicas > 0}, a first acquisition that fewer
-     * replicas acknowledged is released before this returns and reported as {@link AcquireReply#notAcknowledged()}.
+     * replicas acknowledged is released before the future completes, and reported as
+     * {@link AcquireReply#notAcknowledged()}. The future fails with a {@code DataAccessException}.
      */
-    public AcquireReply acquire(KeyNames keys, String ownerId, long leaseMillis, int holdsBefore) {
+    public CompletableFuture<AcquireReply> acquire(KeyNames keys, String ownerId, long leaseMillis, int holdsBefore) {
         return acquire(keys, Encoding.bytes(ownerId), leaseMillis, holdsBefore, -1, false);
     }
 
@@ -107,7 +105,7 @@ public final class LockCommands {
      *                  unacknowledged, its lease goes back to what it was, never below this many ms
      * @param willWait       whether the caller waits if the lock is busy: it may then take the next turn
      */
-    public AcquireReply acquire(KeyNames keys, byte[] ownerId, long leaseMillis, int holdsBefore,
+    public CompletableFuture<AcquireReply> acquire(KeyNames keys, byte[] ownerId, long leaseMillis, int holdsBefore,
             long lengthens, boolean willWait) {
         byte[][] args = {keys.lockBytes(), keys.fenceBytes(), keys.turnBytes(), keys.fairBytes(), keys.fairFenceBytes(),
                 ownerId, lease(leaseMillis),
@@ -116,22 +114,21 @@ public final class LockCommands {
         ReplicaAcknowledgement policy = replicas;
         if (policy != null && (holdsBefore == 0 || lengthens >= 0)) {
             // not acknowledged: the one hold just taken is given back, leaving the ones before it (and their lease)
-            return runner.run(c -> policy.acquire(c, keys, args, (token, leaseBefore) -> withRestore(
+            return ScriptRunner.answered(runner.send(c -> policy.acquire(c, keys, args, (token, leaseBefore) -> withRestore(
                     releaseArgs(keys, ownerId, Encoding.bytes(token), holdsBefore + 1),
-                    holdsBefore == 0 ? 0 : Math.max(leaseBefore, lengthens))));
+                    holdsBefore == 0 ? 0 : Math.max(leaseBefore, lengthens)))));
         }
-        return runner.run(c -> AcquireReply.of(runner.eval(c, LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, args)));
+        return runner.evalAsync(LuaScript.ACQUIRE, LuaScript.ACQUIRE_KEYS, args).thenApply(AcquireReply::of);
     }
 
     /** Returns the holds left, or -1 if this hold (owner and token) is no longer in Redis. */
-    public long release(KeyNames keys, String ownerId, long fencingToken, int holdsBefore) {
+    public CompletableFuture<Long> release(KeyNames keys, String ownerId, long fencingToken, int holdsBefore) {
         return release(keys, Encoding.bytes(ownerId), Encoding.bytes(fencingToken), holdsBefore);
     }
 
     /** {@link #release(KeyNames, String, long, int)} with the owner id and token already encoded. */
-    public long release(KeyNames keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
-        byte[][] args = releaseArgs(keys, ownerId, fencingToken, holdsBefore);
-        return runner.run(c -> runner.eval(c, LuaScript.RELEASE, 3, args));
+    public CompletableFuture<Long> release(KeyNames keys, byte[] ownerId, byte[] fencingToken, int holdsBefore) {
+        return runner.evalAsync(LuaScript.RELEASE, 3, releaseArgs(keys, ownerId, fencingToken, holdsBefore));
     }
 
     /** release.lua's arguments with ARGV[7]: the lease to cut a given-back re-entry's lengthened one back to. */
@@ -153,12 +150,12 @@ public final class LockCommands {
      *
      * @return the new owner's fencing token, 0 if freed instead, -1 if the caller no longer holds this hold
      */
-    public long transfer(KeyNames keys, String ownerId, long fencingToken, String newOwner, long leaseMillis,
-            boolean othersFirst) {
+    public CompletableFuture<Long> transfer(KeyNames keys, String ownerId, long fencingToken, String newOwner,
+            long leaseMillis, boolean othersFirst) {
         int mode = othersFirst ? (Boolean.FALSE.equals(runner.cluster()) ? 1 : 2) : 0;
-        return runner.run(c -> runner.eval(c, LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
+        return runner.evalAsync(LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
-                Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN));
+                Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN);
     }
 
     /** A client none of whose threads waits for {@code keys} any more leaves its turns (turn-leave.lua). */
@@ -167,9 +164,14 @@ public final class LockCommands {
                 keys.channelBytes(), TURN);
     }
 
-    /** Makes {@code call} and waits for its reply, up to the connection's command timeout. */
+    /** Makes {@code call}; the future fails with a {@code DataAccessException}. */
+    public CompletableFuture<Void> sendAsync(ScriptCall call) {
+        return runner.evalAsync(call.script(), call.numKeys(), call.keysAndArgs()).thenApply(reply -> null);
+    }
+
+    /** Makes {@code call} and waits for its reply (see {@link #await}). */
     public void send(ScriptCall call) {
-        runner.run(c -> runner.eval(c, call.script(), call.numKeys(), call.keysAndArgs()));
+        await(sendAsync(call));
     }
 
     /** Makes {@code call}, waiting at most {@code waitMillis} for its reply; see {@link ScriptRunner#sendBriefly}. */
@@ -178,17 +180,17 @@ public final class LockCommands {
     }
 
     public boolean forceUnlock(KeyNames keys) {
-        return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+        return await(runner.evalAsync(LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), keys.channelBytes())) == 1L;
     }
 
     /**
      * Ends the hold {@code ownerId} has with {@code fencingToken}, whatever its count, as a loss (its token goes
-     * stale); false if it was gone already.
+     * stale); false if it was gone already. The future fails with a {@code DataAccessException}.
      */
-    public boolean forceRelease(KeyNames keys, byte[] ownerId, byte[] fencingToken) {
-        return runner.run(c -> runner.eval(c, LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
-                keys.turnBytes(), keys.channelBytes(), ownerId, fencingToken)) == 1L;
+    public CompletableFuture<Boolean> forceRelease(KeyNames keys, byte[] ownerId, byte[] fencingToken) {
+        return runner.evalAsync(LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), keys.channelBytes(), ownerId, fencingToken).thenApply(ended -> ended == 1L);
     }
 
     /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */
@@ -222,20 +224,15 @@ public final class LockCommands {
 
     /** Renews the leases of {@code holds}, all in one Cluster slot when on a cluster, and waits for the reply. */
     public Renewal renew(List<? extends Renewable> holds, long leaseMillis) {
-        try {
-            return renewAsync(holds, leaseMillis, Runnable::run).join();
-        }
-        catch (CompletionException ex) {
-            throw RedisErrors.translate(ex);
-        }
+        return await(renewAsync(holds, leaseMillis));
     }
 
     /**
-     * Renews the leases of {@code holds}, all in one Cluster slot when on a cluster. Without minReplicas nothing
-     * waits for the reply; with it, the script and its WAIT hold a dedicated connection, on {@code blocking}.
-     * The future fails with a {@code DataAccessException}.
+     * Renews the leases of {@code holds}, all in one Cluster slot when on a cluster; nothing waits for the reply.
+     * With minReplicas, the script and its WAIT hold a dedicated connection until the WAIT answers. The future
+     * fails with a {@code DataAccessException}.
      */
-    public CompletableFuture<Renewal> renewAsync(List<? extends Renewable> holds, long leaseMillis, Executor blocking) {
+    public CompletableFuture<Renewal> renewAsync(List<? extends Renewable> holds, long leaseMillis) {
         byte[][] keysAndArgs = new byte[holds.size() * 2 + 1][];
         int k = 0;
         for (Renewable hold : holds) {
@@ -247,7 +244,7 @@ public final class LockCommands {
         }
         ReplicaAcknowledgement policy = replicas;
         CompletableFuture<ReplicaAcknowledgement.Renewal> reply = policy != null
-                ? CompletableFuture.supplyAsync(() -> runner.run(c -> policy.renew(c, holds.size(), keysAndArgs)), blocking)
+                ? ScriptRunner.answered(runner.send(c -> policy.renew(c, holds.size(), keysAndArgs)))
                 : runner.evalAsync(LuaScript.RENEW, holds.size(), keysAndArgs)
                         .thenApply(flags -> new ReplicaAcknowledgement.Renewal(flags, true));
         return reply.thenApply(done -> {
@@ -265,25 +262,31 @@ public final class LockCommands {
     }
 
     public boolean exists(KeyNames keys) {
-        Long count = runner.query(c -> read(c, r -> r.exists(keys.lockBytes())));
+        Long count = await(runner.call(r -> r.exists(keys.lockBytes())));
         return count != null && count > 0;
     }
 
     public int holdCount(KeyNames keys, String ownerId) {
-        byte[] count = runner.query(c -> read(c, r -> r.hget(keys.lockBytes(), Encoding.bytes(ownerId))));
+        byte[] count = await(runner.call(r -> r.hget(keys.lockBytes(), Encoding.bytes(ownerId))));
         return count == null ? 0 : Integer.parseInt(new String(count, StandardCharsets.UTF_8));
     }
 
     public long remainingLeaseMillis(KeyNames keys) {
-        Long pttl = runner.query(c -> read(c, r -> r.pttl(keys.lockBytes())));
+        Long pttl = await(runner.call(r -> r.pttl(keys.lockBytes())));
         return pttl == null ? 0 : Math.max(0, pttl);
     }
 
-    /** A read through Lettuce's asynchronous commands, waited for as {@link AsyncScripts#await} does. */
-    private static <T> @Nullable T read(RedisConnection connection,
-            Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
-        RedisClusterAsyncCommands<byte[], byte[]> commands = ScriptRunner.commands(connection);
-        return AsyncScripts.await(AsyncScripts.call(commands, command), AsyncScripts.timeout(commands));
+    /**
+     * Waits for {@code reply} as a blocking caller does (see {@link AsyncScripts#await}): uninterruptibly, since the
+     * call may have run on the server and the caller must learn its outcome (the interrupt status is kept), and
+     * for as long as Lettuce may take to time out each of its commands (with minReplicas, the script, its WAIT and
+     * the give-back of an unacknowledged acquisition), with a backstop beyond.
+     *
+     * @throws org.springframework.dao.DataAccessException as the future failed
+     */
+    public <T> T await(CompletableFuture<T> reply) {
+        Duration timeout = runner.commandTimeout();
+        return AsyncScripts.await(reply, replicas == null ? timeout : timeout.multipliedBy(3));
     }
 
     private byte[] lease(long leaseMillis) {

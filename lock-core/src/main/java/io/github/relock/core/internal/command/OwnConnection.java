@@ -1,27 +1,19 @@
 package io.github.relock.core.internal.command;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.ReturnType;
 
+import io.github.relock.core.internal.redis.AsyncScripts;
 import io.github.relock.core.internal.redis.RedisErrors;
 import io.lettuce.core.ReadFrom;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -32,7 +24,8 @@ import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
  * replication of what its connection wrote, and blocks that connection meanwhile: on the connection
  * Lettuce shares with the rest of the application, every other command would queue behind it. So they run
  * on a dedicated connection (the one spring-data-redis uses for pipelines: pooled if the factory pools),
- * also when a factory wraps Lettuce's: only Lettuce is accepted (see {@link RedisDriverCheck}).
+ * also when a factory wraps Lettuce's: only Lettuce is accepted (see {@link RedisDriverCheck}). Each command
+ * completes a future; no thread waits for a reply.
  */
 final class OwnConnection {
 
@@ -41,10 +34,11 @@ final class OwnConnection {
     /** One connection's script calls and WAITs: a WAIT waits for what this very connection wrote. */
     interface ScriptConnection {
 
-        <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs);
+        /** Runs a script on this connection; the future fails with a {@code DataAccessException}. */
+        <T> CompletableFuture<T> eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs);
 
         /** How many replicas acknowledged everything this connection wrote, waiting up to {@code timeoutMillis}. */
-        long awaitReplicas(int replicas, long timeoutMillis);
+        CompletableFuture<Long> awaitReplicas(int replicas, long timeoutMillis);
 
         /** The connection's command timeout, which a factory that wraps Lettuce's does not tell; null if unknown. */
         @Nullable Duration commandTimeout();
@@ -53,14 +47,20 @@ final class OwnConnection {
     private OwnConnection() {
     }
 
-    /** Runs {@code work} on a connection that nothing else uses while it runs. */
-    static <T> T run(RedisConnection connection, Function<ScriptConnection, T> work) {
+    /**
+     * Runs {@code work} on a connection that nothing else uses until the future it returns completes; then the
+     * connection is left as it came (its read-from routing, its pipeline closed), for the caller to give back.
+     * The future fails with a {@code DataAccessException}, or with what {@code work} threw.
+     */
+    static <T> CompletableFuture<T> run(RedisConnection connection, AsyncScripts scripts,
+            Function<ScriptConnection, CompletableFuture<T>> work) {
         if (connection instanceof RedisClusterConnection) {
             // refused at start-up where the topology was known; a WAIT on a cluster could not name the node
-            throw new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster");
+            return CompletableFuture.failedFuture(
+                    new InvalidDataAccessApiUsageException("minReplicas is not supported on Redis Cluster"));
         }
         // a factory that wraps Lettuce's (tracing, metrics) hands out connections of another class: Lettuce's underneath
-        return Lettuce.onDedicated(connection, work);
+        return Lettuce.onDedicated(connection, scripts, work);
     }
 
     /** One dedicated Lettuce connection, for the scripts and WAITs of one call. */
@@ -70,17 +70,19 @@ final class OwnConnection {
         private static final long REPLY_BACKSTOP_MILLIS = 30_000;
 
         private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+        private final AsyncScripts scripts;
         /** The server's id for this connection before the first script: see {@link #awaitReplicas}. */
-        private final Future<Long> connectionIdBefore;
+        private final CompletableFuture<Long> connectionIdBefore;
         /** Which server that was: client ids are counted per server, so another one may hand out the same. */
-        private final Future<String> serverBefore;
+        private final CompletableFuture<String> serverBefore;
         /** A connection that routes by command (reads from replicas), and its routing to restore when done. */
         private final @Nullable StatefulRedisMasterReplicaConnection<byte[], byte[]> routed;
         private final @Nullable ReadFrom readFrom;
         private final @Nullable Duration commandTimeout;
 
-        private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        private Lettuce(RedisClusterAsyncCommands<byte[], byte[]> commands, AsyncScripts scripts) {
             this.commands = commands;
+            this.scripts = scripts;
             StatefulConnection<byte[], byte[]> stateful = commands instanceof RedisAsyncCommands<byte[], byte[]> standalone
                     ? standalone.getStatefulConnection() : null;
             this.commandTimeout = stateful != null ? stateful.getTimeout() : null;
@@ -98,15 +100,17 @@ final class OwnConnection {
                 this.routed = null;
                 this.readFrom = null;
             }
-            this.connectionIdBefore = commands.clientId();
-            this.serverBefore = commands.info("server");
+            this.connectionIdBefore = backstop(AsyncScripts.call(commands, c -> c.clientId()), 0);
+            this.serverBefore = backstop(AsyncScripts.call(commands, c -> c.info("server")), 0);
         }
 
         /** While a pipeline is open the connection hands out its dedicated native connection; nothing is queued. */
         @SuppressWarnings("unchecked")
-        static <T> T onDedicated(RedisConnection connection, Function<ScriptConnection, T> work) {
-            connection.openPipeline();
+        static <T> CompletableFuture<T> onDedicated(RedisConnection connection, AsyncScripts scripts,
+                Function<ScriptConnection, CompletableFuture<T>> work) {
+            Lettuce own;
             try {
+                connection.openPipeline();
                 if (!RedisDriverCheck.isLettuce(connection.getNativeConnection())) {
                     // Jedis behind a wrapper that could not connect at build: the refusal its first wait would get
                     throw RedisDriverCheck.refused(connection.getClass().getName(), true);
@@ -116,16 +120,37 @@ final class OwnConnection {
                     throw new InvalidDataAccessApiUsageException("minReplicas needs a Lettuce connection, not "
                             + connection.getNativeConnection().getClass().getName());
                 }
-                Lettuce own = new Lettuce((RedisClusterAsyncCommands<byte[], byte[]>) commands);
-                try {
-                    return work.apply(own);
-                }
-                finally {
-                    own.restoreRouting();
+                own = new Lettuce((RedisClusterAsyncCommands<byte[], byte[]>) commands, scripts);
+            }
+            catch (RuntimeException ex) {
+                end(connection, null);
+                return CompletableFuture.failedFuture(RedisErrors.translate(ex));
+            }
+            CompletableFuture<T> reply;
+            try {
+                reply = work.apply(own);
+            }
+            catch (RuntimeException ex) {
+                reply = CompletableFuture.failedFuture(RedisErrors.translate(ex));
+            }
+            // no reply is waited for here: the pipeline holds none (every command went to the native connection)
+            return reply.whenComplete((value, failure) -> end(connection, own));
+        }
+
+        /** A pooled connection goes back as it came: the application's pipelines read where it said. */
+        private static void end(RedisConnection connection, @Nullable Lettuce own) {
+            try {
+                if (own != null && own.routed != null && own.readFrom != null) {
+                    own.routed.setReadFrom(own.readFrom);
                 }
             }
             finally {
-                connection.closePipeline();
+                try {
+                    connection.closePipeline();
+                }
+                catch (RuntimeException ex) {
+                    log.debug("Could not close the pipeline of a connection used for WAIT", ex);
+                }
             }
         }
 
@@ -134,31 +159,10 @@ final class OwnConnection {
             return commandTimeout;
         }
 
-        /** A pooled connection goes back as it came: the application's pipelines read where it said. */
-        private void restoreRouting() {
-            if (routed != null && readFrom != null) {
-                routed.setReadFrom(readFrom);
-            }
-        }
-
         @Override
-        public <T> @Nullable T eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-            byte[][] keys = new byte[numKeys][];
-            byte[][] args = new byte[keysAndArgs.length - numKeys][];
-            System.arraycopy(keysAndArgs, 0, keys, 0, numKeys);
-            System.arraycopy(keysAndArgs, numKeys, args, 0, args.length);
-            ScriptOutputType type = script.returnType() == ReturnType.MULTI ? ScriptOutputType.MULTI
-                    : ScriptOutputType.INTEGER;
-            try {
-                return await(commands.<T>evalsha(script.getSha1(), type, keys, args), 0);
-            }
-            catch (RedisSystemException ex) {
-                if (!(ex.getCause() instanceof RedisNoScriptException)) {
-                    throw ex;
-                }
-                // EVAL also caches the script, so the next EVALSHA finds it
-                return await(commands.<T>eval(script.sourceBytes(), type, keys, args), 0);
-            }
+        public <T> CompletableFuture<T> eval(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+            // EVALSHA, then EVAL if the server has not seen the script (EVAL also caches it for the next EVALSHA)
+            return backstop(scripts.eval(commands, script.sent(), numKeys, keysAndArgs), 0);
         }
 
         /**
@@ -169,22 +173,26 @@ final class OwnConnection {
          * The id alone cannot tell: each server counts its own, so the new primary may give the same one.
          */
         @Override
-        public long awaitReplicas(int replicas, long waitMillis) {
+        public CompletableFuture<Long> awaitReplicas(int replicas, long waitMillis) {
             // WAIT answers by its own timeout
-            Future<Long> reply = commands.waitForReplication(replicas, waitMillis);
-            Future<Long> connectionIdAfter = commands.clientId();
-            Future<String> serverAfter = commands.info("server");
-            Long acks = await(reply, waitMillis);
-            Long before = await(connectionIdBefore, 0);
-            Long after = await(connectionIdAfter, 0);
-            String runBefore = runId(await(serverBefore, 0));
-            if (before == null || !before.equals(after) || runBefore == null
-                    || !runBefore.equals(runId(await(serverAfter, 0)))) {
-                log.warn("The connection was re-established, or moved to another server, between a lock script "
-                        + "and its WAIT; counting the acknowledgement as none");
-                return 0;
-            }
-            return acks == null ? 0 : acks;
+            CompletableFuture<Long> reply = backstop(
+                    AsyncScripts.call(commands, c -> c.waitForReplication(replicas, waitMillis)), waitMillis);
+            CompletableFuture<Long> connectionIdAfter = backstop(AsyncScripts.call(commands, c -> c.clientId()), 0);
+            CompletableFuture<String> serverAfter = backstop(AsyncScripts.call(commands, c -> c.info("server")), 0);
+            return reply.thenCompose(acks -> CompletableFuture.allOf(connectionIdBefore, connectionIdAfter,
+                    serverBefore, serverAfter).handle((all, failure) -> {
+                        // a failure is reported as the bracket meets it: the id before, the id after, the servers
+                        Long before = connectionIdBefore.join();
+                        Long after = connectionIdAfter.join();
+                        String runBefore = runId(serverBefore.join());
+                        if (before == null || !before.equals(after) || runBefore == null
+                                || !runBefore.equals(runId(serverAfter.join()))) {
+                            log.warn("The connection was re-established, or moved to another server, between a lock "
+                                    + "script and its WAIT; counting the acknowledgement as none");
+                            return 0L;
+                        }
+                        return acks == null ? 0L : acks;
+                    }));
         }
 
         /** The {@code run_id} in an INFO server reply: a new one each time a server process starts. */
@@ -200,22 +208,9 @@ final class OwnConnection {
             return info.substring(start + "run_id:".length(), end < 0 ? info.length() : end).trim();
         }
 
-        /** The reply, waiting up to {@code extraMillis} beyond the backstop (a WAIT's own timeout). */
-        private static <T> @Nullable T await(Future<T> reply, long extraMillis) {
-            long millis = extraMillis + REPLY_BACKSTOP_MILLIS;
-            try {
-                return reply.get(millis, TimeUnit.MILLISECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new RedisSystemException("Interrupted while waiting for a reply", ex);
-            }
-            catch (ExecutionException ex) {
-                throw RedisErrors.translate(ex.getCause() != null ? ex.getCause() : ex);
-            }
-            catch (TimeoutException ex) {
-                throw new QueryTimeoutException("No reply within " + millis + " ms", ex);
-            }
+        /** The reply, failed if it has not come {@code extraMillis} (a WAIT's own timeout) after the backstop. */
+        private <T> CompletableFuture<T> backstop(CompletableFuture<T> reply, long extraMillis) {
+            return scripts.within(reply, extraMillis + REPLY_BACKSTOP_MILLIS);
         }
     }
 }

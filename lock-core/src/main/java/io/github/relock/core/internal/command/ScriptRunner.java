@@ -1,5 +1,6 @@
 package io.github.relock.core.internal.command;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,6 +21,7 @@ import io.github.relock.core.UnsupportedRedisDriverException;
 import io.github.relock.core.internal.redis.AsyncScripts;
 import io.github.relock.core.internal.redis.ClientScheduler;
 import io.github.relock.core.internal.redis.RedisErrors;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
@@ -27,6 +29,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
  * {@link AsyncScripts}). Also the one place that knows whether the connections are cluster ones.
  */
 public final class ScriptRunner {
+
+    /** What the blocking callers wait for at most while no connection has told its timeout: Lettuce's default. */
+    private static final Duration UNKNOWN_TIMEOUT = Duration.ofSeconds(60);
 
     private final RedisConnectionFactory factory;
     /**
@@ -36,6 +41,9 @@ public final class ScriptRunner {
     private final boolean sharded;
     /** Whether the factory gives cluster connections; null until a connection has told. */
     private volatile @Nullable Boolean cluster;
+
+    /** The connections' command timeout, as the first of them told; null until one has. */
+    private volatile @Nullable Duration commandTimeout;
 
     private final ClientScheduler scheduler;
     private final AsyncScripts scripts;
@@ -74,22 +82,31 @@ public final class ScriptRunner {
         return cluster;
     }
 
-    /** Runs a call that must answer: no reply means MULTI or a pipeline swallowed it, which the lock cannot use. */
-    public <T> T run(Function<RedisConnection, @Nullable T> call) {
-        T result = query(call);
-        if (result == null) {
-            throw new IllegalStateException("Redis returned no reply; relock does not run inside MULTI or a pipeline");
-        }
-        return result;
-    }
-
-    <T> @Nullable T query(Function<RedisConnection, @Nullable T> call) {
+    /**
+     * Runs a call on a connection of its own and waits for it: for the one connection opened at build, which
+     * checks the driver.
+     */
+    private <T> @Nullable T query(Function<RedisConnection, @Nullable T> call) {
         try (RedisConnection connection = connection()) {
-            if (cluster == null) {
-                cluster = connection instanceof RedisClusterConnection;
-            }
+            noteConnection(connection);
             return call.apply(connection);
         }
+    }
+
+    /** What the first connection tells: whether it is a cluster's, and its command timeout. */
+    private void noteConnection(RedisConnection connection) {
+        if (cluster == null) {
+            cluster = connection instanceof RedisClusterConnection;
+        }
+        if (commandTimeout == null && RedisDriverCheck.isLettuce(connection.getNativeConnection())) {
+            commandTimeout = AsyncScripts.timeout(AsyncScripts.commands(connection));
+        }
+    }
+
+    /** The command timeout of the connections, as Lettuce applies it; a minute until a connection has told. */
+    Duration commandTimeout() {
+        Duration known = commandTimeout;
+        return known != null ? known : UNKNOWN_TIMEOUT;
     }
 
     /**
@@ -105,11 +122,9 @@ public final class ScriptRunner {
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(RedisErrors.translate(ex));
         }
-        if (cluster == null) {
-            cluster = connection instanceof RedisClusterConnection;
-        }
         CompletableFuture<T> reply;
         try {
+            noteConnection(connection);
             reply = command.apply(connection);
         }
         catch (RuntimeException ex) {
@@ -142,12 +157,6 @@ public final class ScriptRunner {
         }
     }
 
-    /** Runs a script on {@code connection} and waits for the reply (see {@link AsyncScripts#await}). */
-    public <T> @Nullable T eval(RedisConnection connection, LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-        RedisClusterAsyncCommands<byte[], byte[]> commands = commands(connection);
-        return AsyncScripts.await(evalAsync(connection, script, numKeys, keysAndArgs), AsyncScripts.timeout(commands));
-    }
-
     /**
      * Runs a script on {@code connection}. While Redis Cluster migrates the lock's slot, a node refuses a script
      * whose keys are only partly there with {@code TRYAGAIN} (a lock's fencing key outlives its hash, so taking a
@@ -172,9 +181,36 @@ public final class ScriptRunner {
         return AsyncScripts.commands(connection);
     }
 
-    /** Runs a script on a connection of its own (see {@link #send}). */
-    <T> CompletableFuture<T> evalAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-        return send(connection -> evalAsync(connection, script, numKeys, keysAndArgs));
+    /**
+     * Runs a script on a connection of its own (see {@link #send}): the way every script of a lock is sent. The
+     * future fails with a {@code DataAccessException}, or with an {@link IllegalStateException} if Redis returned
+     * no reply (see {@link #answered}).
+     */
+    public <T> CompletableFuture<T> evalAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        return answered(send(connection -> evalAsync(connection, script, numKeys, keysAndArgs)));
+    }
+
+    /** Sends a command of Lettuce's own on a connection of its own (see {@link #send}); a read may answer null. */
+    <T> CompletableFuture<@Nullable T> call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
+        return send(connection -> AsyncScripts.call(commands(connection), command));
+    }
+
+    /** The scripts' sender, for the calls that run on a dedicated connection (see {@code OwnConnection}). */
+    AsyncScripts scripts() {
+        return scripts;
+    }
+
+    /**
+     * A call that must answer: no reply means MULTI or a pipeline swallowed it, which the lock cannot use, and the
+     * future fails with an {@link IllegalStateException}.
+     */
+    static <T> CompletableFuture<T> answered(CompletableFuture<@Nullable T> reply) {
+        return reply.thenApply(value -> {
+            if (value == null) {
+                throw new IllegalStateException("Redis returned no reply; relock does not run inside MULTI or a pipeline");
+            }
+            return value;
+        });
     }
 
     /**

@@ -52,8 +52,8 @@ public final class LeaseWatchdog implements AutoCloseable {
     /** Whether the scheduler is this watchdog's own (closed with it). */
     private final boolean ownScheduler;
     /**
-     * Where renewals are sent: taking a connection from a pooled factory may wait, and so does a renewal that waits
-     * for replicas (WAIT) on a dedicated connection; the scheduler, which gives connections back, must not.
+     * Where renewals are sent and held locks forced out: taking a connection from a pooled factory may wait; the
+     * scheduler, which gives connections back, must not.
      */
     private final Executor blocking;
     private volatile boolean closed;
@@ -64,7 +64,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /**
      * @param scheduler the client's timer thread, where every round and check runs
-     * @param blocking  where renewals are sent, since taking a pooled connection may wait (and WAIT with minReplicas)
+     * @param blocking  where renewals are sent, since taking a pooled connection may wait
      */
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, ClientScheduler scheduler,
             Executor blocking, Consumer<Hold> lost) {
@@ -143,9 +143,9 @@ public final class LeaseWatchdog implements AutoCloseable {
             CompletableFuture<LockCommands.Renewal> reply;
             try {
                 // sent from the blocking executor: a pooled factory's borrow waits for a connection, whose return
-                // runs on this scheduler; a renewal with minReplicas then waits there for WAIT, too
-                reply = CompletableFuture.supplyAsync(() -> commands.renewAsync(batch, leaseMillis, Runnable::run),
-                        blocking).thenCompose(renewal -> renewal);
+                // runs on this scheduler
+                reply = CompletableFuture.supplyAsync(() -> commands.renewAsync(batch, leaseMillis), blocking)
+                        .thenCompose(renewal -> renewal);
             }
             catch (RuntimeException ex) {
                 reply = CompletableFuture.failedFuture(ex);
@@ -290,15 +290,13 @@ public final class LeaseWatchdog implements AutoCloseable {
     /** Ends {@code hold} in Redis, best effort: otherwise it frees when its lease ends. */
     private void forceRelease(Hold hold, String why) {
         try {
-            blocking.execute(() -> {
-                try {
-                    hold.keys().kind().forceRelease(commands, hold.keys(), hold.ownerBytes(), hold.tokenBytes());
-                }
-                catch (RuntimeException ex) {
-                    log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(),
-                            why, ex.toString());
-                }
-            });
+            blocking.execute(() -> hold.keys().kind().forceRelease(commands, hold.keys(), hold.ownerBytes(),
+                    hold.tokenBytes()).whenComplete((released, failure) -> {
+                        if (failure != null) {
+                            log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}",
+                                    hold.keys().name(), why, RedisErrors.translate(failure).toString());
+                        }
+                    }));
         }
         catch (RejectedExecutionException closing) {
             // the client is closing: the hold frees when its lease ends

@@ -1,5 +1,7 @@
 package io.github.relock.core.internal.kind;
 
+import java.util.concurrent.CompletableFuture;
+
 import io.github.relock.core.internal.command.AcquireReply;
 import io.github.relock.core.internal.command.KeyNames;
 import io.github.relock.core.internal.command.LockCommands;
@@ -14,13 +16,14 @@ final class ExclusiveKind implements LockKind {
     }
 
     @Override
-    public AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
-            long lengthens, boolean willWait) {
+    public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
+            int holdsBefore, long lengthens, boolean willWait) {
         return commands.acquire(keys, field, leaseMillis, holdsBefore, lengthens, willWait);
     }
 
     @Override
-    public long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore) {
+    public CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token,
+            int holdsBefore) {
         return commands.release(keys, field, token, holdsBefore);
     }
 

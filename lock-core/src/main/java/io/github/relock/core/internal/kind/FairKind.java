@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.kind;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.relock.core.internal.command.AcquireReply;
 import io.github.relock.core.internal.command.Encoding;
@@ -44,18 +45,18 @@ public final class FairKind implements LockKind {
     }
 
     @Override
-    public AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
-            long lengthens, boolean willWait) {
-        return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.ACQUIRE, 6, keys.lockBytes(),
-                keys.fenceBytes(), line, places, plainLock, plainFence, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
-                commands.fenceRetention(), willWait ? PLACE : NO_PLACE)));
+    public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
+            int holdsBefore, long lengthens, boolean willWait) {
+        return commands.runner().evalAsync(LuaScript.ACQUIRE, 6, keys.lockBytes(), keys.fenceBytes(), line, places,
+                plainLock, plainFence, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
+                commands.fenceRetention(), willWait ? PLACE : NO_PLACE).thenApply(AcquireReply::of);
     }
 
     @Override
-    public long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore) {
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RELEASE, 4, keys.lockBytes(),
-                keys.fenceBytes(), line, places, field, token, Encoding.bytes(holdsBefore),
-                keys.channelBytes(), commands.fenceRetention()));
+    public CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token,
+            int holdsBefore) {
+        return commands.runner().evalAsync(LuaScript.RELEASE, 4, keys.lockBytes(), keys.fenceBytes(), line, places,
+                field, token, Encoding.bytes(holdsBefore), keys.channelBytes(), commands.fenceRetention());
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.github.relock.core.internal.kind;
 
+import java.util.concurrent.CompletableFuture;
+
 import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.internal.command.AcquireReply;
@@ -25,23 +27,26 @@ public interface LockKind {
     }
 
     /**
-     * One acquisition round trip.
+     * One acquisition round trip; the future fails with a {@code DataAccessException}.
      *
      * @param field     the hold's field, UTF-8
      * @param lengthens -1, or a re-entry that lengthens the lease (see {@link LockCommands#acquire}): its floor
      * @param willWait  whether the caller will wait if the lock is busy (a kind may then queue it)
      */
-    AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
-            long lengthens, boolean willWait);
+    CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
+            int holdsBefore, long lengthens, boolean willWait);
 
     /**
-     * Gives back one of {@code holdsBefore} of the hold {@code field} has with {@code token}; the holds left, or -1
-     * if this hold is no longer in Redis.
+     * Gives back one of {@code holdsBefore} of the hold {@code field} has with {@code token}: the holds left, or -1
+     * if this hold is no longer in Redis. The future fails with a {@code DataAccessException}.
      */
-    long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore);
+    CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore);
 
-    /** Ends the hold {@code field} has with {@code token} as a loss, whatever its count; false if it was gone already. */
-    default boolean forceRelease(LockCommands commands, KeyNames keys, byte[] field, byte[] token) {
+    /**
+     * Ends the hold {@code field} has with {@code token} as a loss, whatever its count; false if it was gone already.
+     * The future fails with a {@code DataAccessException}.
+     */
+    default CompletableFuture<Boolean> forceRelease(LockCommands commands, KeyNames keys, byte[] field, byte[] token) {
         return commands.forceRelease(keys, field, token);
     }
 

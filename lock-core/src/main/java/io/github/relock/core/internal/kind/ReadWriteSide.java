@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.kind;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.relock.core.internal.command.AcquireReply;
 import io.github.relock.core.internal.command.Encoding;
@@ -75,29 +76,30 @@ public final class ReadWriteSide implements LockKind {
     }
 
     @Override
-    public AcquireReply acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis, int holdsBefore,
-            long lengthens, boolean willWait) {
+    public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
+            int holdsBefore, long lengthens, boolean willWait) {
         byte[] claim = willWait ? CLAIM : NO_CLAIM;
-        return commands.runner().run(c -> AcquireReply.of(commands.runner().eval(c, LuaScript.RW_ACQUIRE, 2,
-                keys.lockBytes(), keys.fenceBytes(), field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
-                writer ? WRITE : READ, commands.fenceRetention(), claim)));
+        return commands.runner().evalAsync(LuaScript.RW_ACQUIRE, 2, keys.lockBytes(), keys.fenceBytes(), field,
+                Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore), writer ? WRITE : READ,
+                commands.fenceRetention(), claim).thenApply(AcquireReply::of);
     }
 
     @Override
-    public long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, int holdsBefore) {
+    public CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token,
+            int holdsBefore) {
         return release(commands, keys, field, token, Encoding.bytes(holdsBefore));
     }
 
     @Override
-    public boolean forceRelease(LockCommands commands, KeyNames keys, byte[] field, byte[] token) {
-        return release(commands, keys, field, token, Encoding.bytes(0)) == 1;
+    public CompletableFuture<Boolean> forceRelease(LockCommands commands, KeyNames keys, byte[] field, byte[] token) {
+        return release(commands, keys, field, token, Encoding.bytes(0)).thenApply(ended -> ended == 1);
     }
 
-    private long release(LockCommands commands, KeyNames keys, byte[] field, byte[] token, byte[] holdsBefore) {
+    private CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token,
+            byte[] holdsBefore) {
         // the fencing counter: a release that lets waiters in issues their holds' tokens
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_RELEASE, 3, keys.lockBytes(), ended,
-                keys.fenceBytes(), field, token, holdsBefore, writersChannel,
-                readersChannel, commands.fenceRetention()));
+        return commands.runner().evalAsync(LuaScript.RW_RELEASE, 3, keys.lockBytes(), ended, keys.fenceBytes(), field,
+                token, holdsBefore, writersChannel, readersChannel, commands.fenceRetention());
     }
 
     @Override
@@ -124,7 +126,7 @@ public final class ReadWriteSide implements LockKind {
 
     /** The hash as {@code rw-holds.lua} reads it: only holds whose own lease has not ended count. */
     private static long holds(LockCommands commands, KeyNames keys, String field, String question, byte[] side) {
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_HOLDS, 1, keys.lockBytes(),
+        return commands.await(commands.runner().evalAsync(LuaScript.RW_HOLDS, 1, keys.lockBytes(),
                 Encoding.bytes(field), Encoding.bytes(question), side));
     }
 
@@ -140,7 +142,7 @@ public final class ReadWriteSide implements LockKind {
     }
 
     private boolean forceUnlock(LockCommands commands, KeyNames keys, byte[] side) {
-        return commands.runner().run(c -> commands.runner().eval(c, LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
+        return commands.await(commands.runner().evalAsync(LuaScript.RW_FORCE_UNLOCK, 1, keys.lockBytes(),
                 writersChannel, readersChannel, side)) == 1L;
     }
 

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -132,6 +133,41 @@ public final class AsyncScripts {
             }
             else {
                 result.completeExceptionally(RedisErrors.translate(failure));
+            }
+        });
+        return result;
+    }
+
+    /**
+     * {@code reply}, failed with a {@code QueryTimeoutException} if it has not come within {@code millis}: a
+     * backstop, timed on the {@link ClientScheduler}, for a chain of commands that must end even where Lettuce's own
+     * command timeouts are off. A closed scheduler times nothing. The future fails with a {@code DataAccessException}.
+     */
+    public <T> CompletableFuture<T> within(CompletableFuture<T> reply, long millis) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        ScheduledFuture<?> timer;
+        try {
+            timer = scheduler.schedule(() -> result.completeExceptionally(
+                    new QueryTimeoutException("No reply within " + millis + " ms")), TimeUnit.MILLISECONDS.toNanos(millis));
+        }
+        catch (RejectedExecutionException closed) {
+            timer = null;
+        }
+        ScheduledFuture<?> backstop = timer;
+        reply.whenComplete((value, failure) -> {
+            if (backstop != null) {
+                backstop.cancel(false);
+            }
+            if (failure == null) {
+                result.complete(value);
+            }
+            else {
+                try {
+                    result.completeExceptionally(RedisErrors.translate(failure));
+                }
+                catch (Error error) {
+                    result.completeExceptionally(error); // an Error is not translated, but must still end the chain
+                }
             }
         });
         return result;

@@ -249,10 +249,10 @@ class HandOffTest {
     private String retriedTransfer() {
         LockCommands commands = new LockCommands(redis.connectionFactory());
         LockKeys keys = LockKeys.of("lock:", "retry-" + System.nanoTime());
-        long token = commands.acquire(keys, "c:1", 10_000, 0).value();
-        long first = commands.transfer(keys, "c:1", token, "c:2", 10_000, false);
+        long token = commands.acquire(keys, "c:1", 10_000, 0).join().value();
+        long first = commands.transfer(keys, "c:1", token, "c:2", 10_000, false).join();
         Map<String, String> after = redis.commands().hgetall(keys.lock());
-        long second = commands.transfer(keys, "c:1", token, "c:2", 10_000, false);
+        long second = commands.transfer(keys, "c:1", token, "c:2", 10_000, false).join();
         Map<String, String> afterRetry = redis.commands().hgetall(keys.lock());
         assertThat(first).isGreaterThan(token);
         assertThat(after).isEqualTo(Map.of("c:2", "1"));
@@ -261,9 +261,9 @@ class HandOffTest {
             return "applied twice: second reply " + second + ", hash " + afterRetry;
         }
         // a replay long after, when the new owner has released, finds nothing to move either
-        assertThat(commands.release(keys, "c:2", first, 1)).isZero();
+        assertThat(commands.release(keys, "c:2", first, 1).join()).isZero();
         // (it may answer 0, "freed": the old hold did end cleanly; what matters is that nothing moves)
-        if (commands.transfer(keys, "c:1", token, "c:2", 10_000, false) > 0
+        if (commands.transfer(keys, "c:1", token, "c:2", 10_000, false).join() > 0
                 || redis.commands().exists(keys.lock()) != 0) {
             return "a stale replay moved the lock again";
         }

@@ -29,32 +29,32 @@ class ReplayedCommandsTest {
 
     @Test
     void aReplayedReleaseNeverDecrementsTwice() {
-        AcquireReply first = commands.acquire(KEYS, "c:1", 10_000, 0);
-        commands.acquire(KEYS, "c:1", 10_000, 1);
-        commands.acquire(KEYS, "c:1", 10_000, 2);
+        AcquireReply first = commands.acquire(KEYS, "c:1", 10_000, 0).join();
+        commands.acquire(KEYS, "c:1", 10_000, 1).join();
+        commands.acquire(KEYS, "c:1", 10_000, 2).join();
         long token = first.value();
 
-        assertThat(commands.release(KEYS, "c:1", token, 3)).isEqualTo(2);
-        assertThat(commands.release(KEYS, "c:1", token, 3)).as("same request again").isEqualTo(2);
+        assertThat(commands.release(KEYS, "c:1", token, 3).join()).isEqualTo(2);
+        assertThat(commands.release(KEYS, "c:1", token, 3).join()).as("same request again").isEqualTo(2);
         assertThat(holds()).isEqualTo("2");
 
-        assertThat(commands.release(KEYS, "c:1", token, 2)).isEqualTo(1);
-        assertThat(commands.release(KEYS, "c:1", token, 1)).isEqualTo(0);
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("the last release again").isEqualTo(0);
+        assertThat(commands.release(KEYS, "c:1", token, 2).join()).isEqualTo(1);
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).isEqualTo(0);
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("the last release again").isEqualTo(0);
         assertThat(redis.commands().exists(KEYS.lock())).isZero();
     }
 
     @Test
     void aStaleReleaseCannotFreeTheSameOwnersNextHold() {
-        long oldToken = commands.acquire(KEYS, "c:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", oldToken, 1)).isZero();
-        long newToken = commands.acquire(KEYS, "c:1", 10_000, 0).value();
+        long oldToken = commands.acquire(KEYS, "c:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", oldToken, 1).join()).isZero();
+        long newToken = commands.acquire(KEYS, "c:1", 10_000, 0).join().value();
         assertThat(newToken).isGreaterThan(oldToken);
 
         // it did release (and says so), but must not touch the new hold
-        assertThat(commands.release(KEYS, "c:1", oldToken, 1)).as("replay of the old release").isZero();
+        assertThat(commands.release(KEYS, "c:1", oldToken, 1).join()).as("replay of the old release").isZero();
         assertThat(holds()).isEqualTo("1");
-        assertThat(commands.release(KEYS, "c:1", newToken, 1)).isZero();
+        assertThat(commands.release(KEYS, "c:1", newToken, 1).join()).isZero();
     }
 
     /**
@@ -63,15 +63,15 @@ class ReplayedCommandsTest {
      */
     @Test
     void aRetriedLastReleaseRecognisesItsOwnSuccessAfterOthersTookTheLock() {
-        long token = commands.acquire(KEYS, "c:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).isZero(); // the reply that got lost
-        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("retry while another owner holds it").isZero();
-        assertThat(commands.release(KEYS, "d:1", next, 1)).isZero();
-        long third = commands.acquire(KEYS, "e:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("retry two owners later").isZero();
+        long token = commands.acquire(KEYS, "c:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).isZero(); // the reply that got lost
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("retry while another owner holds it").isZero();
+        assertThat(commands.release(KEYS, "d:1", next, 1).join()).isZero();
+        long third = commands.acquire(KEYS, "e:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("retry two owners later").isZero();
         assertThat(redis.commands().hget(KEYS.lock(), "e:1")).as("the retry changed nothing").isEqualTo("1");
-        commands.release(KEYS, "e:1", third, 1);
+        commands.release(KEYS, "e:1", third, 1).join();
     }
 
     /**
@@ -81,24 +81,24 @@ class ReplayedCommandsTest {
      */
     @Test
     void aRetriedLastReleaseRecognisesItsOwnSuccessAfterTheNextOwnersAcquisitionWasReplayed() {
-        long token = commands.acquire(KEYS, "c:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).isZero(); // the reply that got lost
-        commands.acquire(KEYS, "d:1", 10_000, 0);
-        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value(); // the same request again
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("retry after a replayed acquisition").isZero();
-        assertThat(commands.release(KEYS, "d:1", next, 1)).isZero();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("and after its release").isZero();
+        long token = commands.acquire(KEYS, "c:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).isZero(); // the reply that got lost
+        commands.acquire(KEYS, "d:1", 10_000, 0).join();
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).join().value(); // the same request again
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("retry after a replayed acquisition").isZero();
+        assertThat(commands.release(KEYS, "d:1", next, 1).join()).isZero();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("and after its release").isZero();
     }
 
     /** A leftover hold the owner lost track of that then expired still ends the run of clean releases. */
     @Test
     void aReplayedAcquisitionDoesNotHideAnExpiryBeforeIt() throws Exception {
-        long token = commands.acquire(KEYS, "c:1", 50, 0).value();
+        long token = commands.acquire(KEYS, "c:1", 50, 0).join().value();
         Thread.sleep(120);
-        commands.acquire(KEYS, "d:1", 10_000, 0);
-        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("the expiry is still told").isEqualTo(-1);
-        commands.release(KEYS, "d:1", next, 1);
+        commands.acquire(KEYS, "d:1", 10_000, 0).join();
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("the expiry is still told").isEqualTo(-1);
+        commands.release(KEYS, "d:1", next, 1).join();
     }
 
     /**
@@ -108,58 +108,58 @@ class ReplayedCommandsTest {
      */
     @Test
     void aRenewalThatArrivesAfterAReentryLengthenedTheLeaseDoesNotShortenIt() {
-        AcquireReply first = commands.acquire(KEYS, "c:1", 1_500, 0);
+        AcquireReply first = commands.acquire(KEYS, "c:1", 1_500, 0).join();
         Hold hold = new Hold(KEYS, "c:1", null, first.value(), true, 1, 1_500, System.nanoTime());
-        commands.acquire(KEYS, "c:1", 10_000, 1); // the re-entry with a longer lease
+        commands.acquire(KEYS, "c:1", 10_000, 1).join(); // the re-entry with a longer lease
         assertThat(commands.renew(java.util.List.of(hold), 1_500).renewed()).containsExactly(true);
         assertThat(redis.commands().pttl(KEYS.lock())).as("the re-entry's lease stands").isGreaterThan(5_000);
     }
 
     @Test
     void aRetriedReleaseOfAHoldThatExpiredStillReportsTheLoss() throws Exception {
-        long token = commands.acquire(KEYS, "c:1", 50, 0).value();
+        long token = commands.acquire(KEYS, "c:1", 50, 0).join().value();
         Thread.sleep(120); // expired: another owner may have worked meanwhile, which the owner must learn
-        long next = commands.acquire(KEYS, "d:1", 10_000, 0).value();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).isEqualTo(-1);
-        assertThat(commands.release(KEYS, "d:1", next, 1)).isZero();
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("still lost after a clean release by another").isEqualTo(-1);
+        long next = commands.acquire(KEYS, "d:1", 10_000, 0).join().value();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).isEqualTo(-1);
+        assertThat(commands.release(KEYS, "d:1", next, 1).join()).isZero();
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("still lost after a clean release by another").isEqualTo(-1);
     }
 
     @Test
     void anExpiredHoldIsNotReportedAsReleased() throws Exception {
-        long token = commands.acquire(KEYS, "c:1", 50, 0).value();
+        long token = commands.acquire(KEYS, "c:1", 50, 0).join().value();
         Thread.sleep(120);
-        assertThat(commands.release(KEYS, "c:1", token, 1)).as("nobody took it, but the lease ran out").isEqualTo(-1);
+        assertThat(commands.release(KEYS, "c:1", token, 1).join()).as("nobody took it, but the lease ran out").isEqualTo(-1);
     }
 
     /** A release that never reached Redis left the hold; the owner's next first acquisition is a new hold. */
     @Test
     void aHoldTheClientLostTrackOfIsTakenOverWithANewTokenAndTheLeaseAskedFor() {
-        long leftover = commands.acquire(KEYS, "c:1", 100, 0).value();
-        AcquireReply next = commands.acquire(KEYS, "c:1", 10_000, 0);
+        long leftover = commands.acquire(KEYS, "c:1", 100, 0).join().value();
+        AcquireReply next = commands.acquire(KEYS, "c:1", 10_000, 0).join();
         assertThat(next.holds()).isOne();
         assertThat(next.value()).isGreaterThan(leftover);
         assertThat(redis.commands().pttl(KEYS.lock())).isGreaterThan(5_000);
-        assertThat(commands.acquire(KEYS, "c:1", 10_000, 3).holdGone()).as("a re-entry it does not match").isTrue();
+        assertThat(commands.acquire(KEYS, "c:1", 10_000, 3).join().holdGone()).as("a re-entry it does not match").isTrue();
     }
 
     @Test
     void aReplayedAcquireNeverCountsTwice() {
-        AcquireReply first = commands.acquire(KEYS, "c:1", 10_000, 0);
-        AcquireReply replay = commands.acquire(KEYS, "c:1", 10_000, 0);
+        AcquireReply first = commands.acquire(KEYS, "c:1", 10_000, 0).join();
+        AcquireReply replay = commands.acquire(KEYS, "c:1", 10_000, 0).join();
         assertThat(replay.holds()).isEqualTo(1);
         // the replay's reply is the one the client gets: the hold goes on under a newer token
         assertThat(replay.value()).as("the replay reports a newer token").isGreaterThan(first.value());
-        commands.acquire(KEYS, "c:1", 10_000, 1);
-        assertThat(commands.acquire(KEYS, "c:1", 10_000, 1).holds()).isEqualTo(2);
+        commands.acquire(KEYS, "c:1", 10_000, 1).join();
+        assertThat(commands.acquire(KEYS, "c:1", 10_000, 1).join().holds()).isEqualTo(2);
         assertThat(holds()).isEqualTo("2");
     }
 
     @Test
     void aNaiveDecrementWouldHaveCountedTwice() {
         // the broken variant: a release that does not compare hold counts loses a hold on replay
-        commands.acquire(KEYS, "c:1", 10_000, 0);
-        commands.acquire(KEYS, "c:1", 10_000, 1);
+        commands.acquire(KEYS, "c:1", 10_000, 0).join();
+        commands.acquire(KEYS, "c:1", 10_000, 1).join();
         redis.commands().hincrby(KEYS.lock(), "c:1", -1);
         redis.commands().hincrby(KEYS.lock(), "c:1", -1);
         assertThat(holds()).as("one release, sent twice, freed both holds").isEqualTo("0");
@@ -167,12 +167,12 @@ class ReplayedCommandsTest {
 
     @Test
     void anotherOwnerIsBusyAndLearnsTheRemainingLease() {
-        long token = commands.acquire(KEYS, "c:1", 10_000, 0).value();
-        AcquireReply busy = commands.acquire(KEYS, "c:2", 10_000, 0);
+        long token = commands.acquire(KEYS, "c:1", 10_000, 0).join().value();
+        AcquireReply busy = commands.acquire(KEYS, "c:2", 10_000, 0).join();
         assertThat(busy.acquired()).isFalse();
         assertThat(busy.holdGone()).isFalse();
         assertThat(busy.value()).isBetween(1L, 10_000L);
-        assertThat(commands.release(KEYS, "c:2", token, 1)).as("not the owner").isEqualTo(-1);
+        assertThat(commands.release(KEYS, "c:2", token, 1).join()).as("not the owner").isEqualTo(-1);
         assertThat(holds()).isEqualTo("1");
     }
 

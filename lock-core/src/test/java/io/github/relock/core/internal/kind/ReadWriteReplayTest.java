@@ -31,7 +31,7 @@ class ReadWriteReplayTest {
     @Test
     void aReplayedReleaseNeverDecrementsTwice() {
         Hold hold = read("c:1", 10_000);
-        READ.kind().acquire(commands, READ, Encoding.bytes("c:1"), 10_000, 1, -1, false);
+        READ.kind().acquire(commands, READ, Encoding.bytes("c:1"), 10_000, 1, -1, false).join();
         assertThat(release(hold, 2)).isEqualTo(1);
         assertThat(release(hold, 2)).as("same request again").isEqualTo(1);
         assertThat(redis.commands().hget(READ.lock(), "c:1")).isEqualTo("1");
@@ -87,12 +87,12 @@ class ReadWriteReplayTest {
     }
 
     private Hold take(LockKeys keys, String owner, String field, long leaseMillis) {
-        AcquireReply reply = keys.kind().acquire(commands, keys, Encoding.bytes(field), leaseMillis, 0, -1, false);
+        AcquireReply reply = keys.kind().acquire(commands, keys, Encoding.bytes(field), leaseMillis, 0, -1, false).join();
         assertThat(reply.acquired()).as(owner + " acquires").isTrue();
         return new Hold(keys, field, null, reply.value(), false, 1, leaseMillis, System.nanoTime());
     }
 
     private long release(Hold hold, int before) {
-        return hold.keys().kind().release(commands, hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before);
+        return hold.keys().kind().release(commands, hold.keys(), hold.ownerBytes(), hold.tokenBytes(), before).join();
     }
 }
