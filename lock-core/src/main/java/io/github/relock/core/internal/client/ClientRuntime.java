@@ -106,7 +106,7 @@ public final class ClientRuntime implements AutoCloseable {
                 new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler);
         this.listeners.addAll(listeners);
         this.told = lockLostExecutor != null ? lockLostExecutor : events::execute;
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler, events::execute,
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler,
                 this::reportLostLater);
     }
 
@@ -227,6 +227,7 @@ public final class ClientRuntime implements AutoCloseable {
         try {
             watchdog.close();
             context.subscriptions().close();
+            context.commands().close();
             events.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
             scheduler.close();
             context.holds().clear();

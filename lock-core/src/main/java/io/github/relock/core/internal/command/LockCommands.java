@@ -74,6 +74,11 @@ public final class LockCommands {
         }
     }
 
+    /** Gives back the connection the commands are sent on: the client is closing. */
+    public void close() {
+        runner.close();
+    }
+
     public RedisConnectionFactory connectionFactory() {
         return runner.factory();
     }

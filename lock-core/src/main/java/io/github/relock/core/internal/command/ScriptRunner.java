@@ -6,6 +6,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -47,6 +49,15 @@ public final class ScriptRunner {
 
     private final ClientScheduler scheduler;
     private final AsyncScripts scripts;
+    /**
+     * The connection every command but a WAIT's is sent on: opened on first use and kept, since Lettuce sends many
+     * commands at once on one connection. So a command neither borrows nor gives back a connection (a pooled
+     * factory's borrow may wait, which no relock thread may); one that failed for want of Redis is given back, and the
+     * next command opens a fresh one.
+     */
+    private final AtomicReference<@Nullable RedisConnection> held = new AtomicReference<>();
+    private final ReentrantLock opening = new ReentrantLock();
+    private volatile boolean closed;
 
     /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
     public static boolean isCluster(RedisConnectionFactory factory) {
@@ -144,6 +155,75 @@ public final class ScriptRunner {
     }
 
     /**
+     * Sends a command on the connection this runner keeps (see {@link #held}). Fails, as the future does, with a
+     * {@code DataAccessException}; nothing waits for the reply.
+     */
+    <T> CompletableFuture<T> sendOnHeld(Function<RedisConnection, CompletableFuture<T>> command) {
+        if (closed) {
+            return send(command); // what a closed client still sends (a waiter leaving its place) keeps nothing open
+        }
+        RedisConnection connection;
+        CompletableFuture<T> reply;
+        try {
+            connection = held();
+            reply = command.apply(connection);
+        }
+        catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(RedisErrors.translate(ex));
+        }
+        return reply.whenComplete((value, failure) -> {
+            if (failure != null && RedisErrors.translate(failure) instanceof RedisConnectionFailureException
+                    && held.compareAndSet(connection, null)) {
+                giveBack(connection); // a broken connection is not used again; its commands in flight still end
+            }
+        });
+    }
+
+    private RedisConnection held() {
+        RedisConnection connection = held.get();
+        if (connection != null) {
+            return connection;
+        }
+        opening.lock(); // not a monitor: a virtual thread waiting here does not pin
+        try {
+            connection = held.get();
+            if (connection == null) {
+                connection = connection();
+                try {
+                    noteConnection(connection);
+                    commands(connection); // a pooled connection is borrowed here, once
+                }
+                catch (RuntimeException ex) {
+                    connection.close();
+                    throw ex;
+                }
+                held.set(connection);
+                if (closed && held.compareAndSet(connection, null)) {
+                    connection.close(); // close() came meanwhile; this command still goes out on it
+                }
+            }
+            return connection;
+        }
+        finally {
+            opening.unlock();
+        }
+    }
+
+    /** Gives back the connection this runner keeps, if it has one: the client is closing. */
+    public void close() {
+        closed = true;
+        RedisConnection connection = held.getAndSet(null);
+        if (connection != null) {
+            try {
+                connection.close();
+            }
+            catch (RuntimeException ex) {
+                // closing: nothing more is sent on it
+            }
+        }
+    }
+
+    /**
      * A connection from the factory. A pool that cannot hand one out throws Spring's {@link PoolException},
      * which is not a {@link DataAccessException}: it becomes one here, so that every caller treats it as Redis
      * not answering (nothing was sent, so a release may safely be sent again).
@@ -182,17 +262,18 @@ public final class ScriptRunner {
     }
 
     /**
-     * Runs a script on a connection of its own (see {@link #send}): the way every script of a lock is sent. The
+     * Runs a script on the connection this runner keeps: the way every script of a lock is sent but those followed by a
+     * WAIT. The
      * future fails with a {@code DataAccessException}, or with an {@link IllegalStateException} if Redis returned
      * no reply (see {@link #answered}).
      */
     public <T> CompletableFuture<T> evalAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
-        return answered(send(connection -> evalAsync(connection, script, numKeys, keysAndArgs)));
+        return answered(sendOnHeld(connection -> evalAsync(connection, script, numKeys, keysAndArgs)));
     }
 
-    /** Sends a command of Lettuce's own on a connection of its own (see {@link #send}); a read may answer null. */
+    /** Sends a command of Lettuce's own on the connection this runner keeps; a read may answer null. */
     <T> CompletableFuture<@Nullable T> call(Function<RedisClusterAsyncCommands<byte[], byte[]>, RedisFuture<T>> command) {
-        return send(connection -> AsyncScripts.call(commands(connection), command));
+        return sendOnHeld(connection -> AsyncScripts.call(commands(connection), command));
     }
 
     /** The scripts' sender, for the calls that run on a dedicated connection (see {@code OwnConnection}). */

@@ -49,30 +49,15 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final long checkGapNanos;
     private final Consumer<Hold> lost;
     private final ClientScheduler scheduler;
-    /** Whether the scheduler is this watchdog's own (closed with it). */
-    private final boolean ownScheduler;
-    /**
-     * Where renewals are sent and held locks forced out: taking a connection from a pooled factory may wait; the
-     * scheduler, which gives connections back, must not.
-     */
-    private final Executor blocking;
     private volatile boolean closed;
     /** The next round, or the check while a round's replies are out; scheduler thread only. */
     private @Nullable ScheduledFuture<?> next;
     /** The round whose replies are out, null between rounds; scheduler thread only. */
     private @Nullable Round round;
 
-    /**
-     * @param scheduler the client's timer thread, where every round and check runs
-     * @param blocking  where renewals are sent, since taking a pooled connection may wait
-     */
+    /** @param scheduler the client's timer thread, where every round and check runs, and renewals are sent from */
     public LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, ClientScheduler scheduler,
-            Executor blocking, Consumer<Hold> lost) {
-        this(holds, commands, leaseMillis, scheduler, false, blocking, lost);
-    }
-
-    private LeaseWatchdog(HoldRegistry holds, LockCommands commands, long leaseMillis, ClientScheduler scheduler,
-            boolean ownScheduler, Executor blocking, Consumer<Hold> lost) {
+            Consumer<Hold> lost) {
         this.holds = holds;
         this.commands = commands;
         this.leaseMillis = leaseMillis;
@@ -80,8 +65,6 @@ public final class LeaseWatchdog implements AutoCloseable {
         this.checkGapNanos = Math.max(MIN_CHECK_GAP_NANOS, intervalNanos / CHECKS_PER_INTERVAL);
         this.lost = lost;
         this.scheduler = scheduler;
-        this.ownScheduler = ownScheduler;
-        this.blocking = blocking;
         later(this::startRound, intervalNanos);
     }
 
@@ -142,10 +125,7 @@ public final class LeaseWatchdog implements AutoCloseable {
             long sent = System.nanoTime();
             CompletableFuture<LockCommands.Renewal> reply;
             try {
-                // sent from the blocking executor: a pooled factory's borrow waits for a connection, whose return
-                // runs on this scheduler
-                reply = CompletableFuture.supplyAsync(() -> commands.renewAsync(batch, leaseMillis), blocking)
-                        .thenCompose(renewal -> renewal);
+                reply = commands.renewAsync(batch, leaseMillis); // no thread waits for the reply
             }
             catch (RuntimeException ex) {
                 reply = CompletableFuture.failedFuture(ex);
@@ -289,18 +269,19 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /** Ends {@code hold} in Redis, best effort: otherwise it frees when its lease ends. */
     private void forceRelease(Hold hold, String why) {
+        CompletableFuture<Boolean> released;
         try {
-            blocking.execute(() -> hold.keys().kind().forceRelease(commands, hold.keys(), hold.ownerBytes(),
-                    hold.tokenBytes()).whenComplete((released, failure) -> {
-                        if (failure != null) {
-                            log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}",
-                                    hold.keys().name(), why, RedisErrors.translate(failure).toString());
-                        }
-                    }));
+            released = hold.keys().kind().forceRelease(commands, hold.keys(), hold.ownerBytes(), hold.tokenBytes());
         }
-        catch (RejectedExecutionException closing) {
-            // the client is closing: the hold frees when its lease ends
+        catch (RuntimeException ex) {
+            released = CompletableFuture.failedFuture(ex);
         }
+        released.whenComplete((done, failure) -> {
+            if (failure != null) {
+                log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(), why,
+                        RedisErrors.translate(failure).toString());
+            }
+        });
     }
 
     /**
@@ -359,8 +340,5 @@ public final class LeaseWatchdog implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        if (ownScheduler) {
-            scheduler.close();
-        }
     }
 }
