@@ -95,10 +95,11 @@ public final class ClientRuntime implements AutoCloseable {
         String clientId = settings.clientName() != null ? settings.clientName() + "-" + instanceSuffix()
                 : UUID.randomUUID().toString();
         this.scheduler = new ClientScheduler("relock-scheduler-" + clientId);
-        LockCommands commands = new LockCommands(factory, settings.minReplicas(),
-                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler);
-        HoldRegistry holds = new HoldRegistry();
         this.events = new EventThread("relock-events-" + clientId);
+        LockCommands commands = new LockCommands(factory, settings.minReplicas(),
+                settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler,
+                events::execute);
+        HoldRegistry holds = new HoldRegistry();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
                 clientId, scheduler, events::execute);
         long watchdogMillis = settings.watchdogTimeout().toMillis();

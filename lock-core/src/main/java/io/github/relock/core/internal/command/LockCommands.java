@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -55,16 +56,18 @@ public final class LockCommands {
     public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
             long fenceRetentionMillis) {
         this(factory, minReplicas, replicaAckTimeoutMillis, fenceRetentionMillis,
-                new ClientScheduler("relock-scheduler-commands"));
+                new ClientScheduler("relock-scheduler-commands"), Runnable::run);
     }
 
     /**
      * @param scheduler the client's timer thread: sends again what a migrating slot refused, gives connections back
+     * @param opener    where a connection of its own is opened for a script and its WAIT (minReplicas): opening waits
+     *                  for Redis, which no thread of the driver's nor the scheduler may
      * @see #LockCommands(RedisConnectionFactory, int, long, long)
      */
     public LockCommands(RedisConnectionFactory factory, int minReplicas, long replicaAckTimeoutMillis,
-            long fenceRetentionMillis, ClientScheduler scheduler) {
-        this.runner = new ScriptRunner(factory, scheduler);
+            long fenceRetentionMillis, ClientScheduler scheduler, Executor opener) {
+        this.runner = new ScriptRunner(factory, scheduler, opener);
         this.fenceRetention = Encoding.bytes(fenceRetentionMillis);
         this.replicas = minReplicas > 0
                 ? new ReplicaAcknowledgement(minReplicas, replicaAckTimeoutMillis, runner.scripts()) : null;

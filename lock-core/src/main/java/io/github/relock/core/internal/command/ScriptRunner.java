@@ -3,6 +3,7 @@ package io.github.relock.core.internal.command;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -48,6 +49,7 @@ public final class ScriptRunner {
     private volatile @Nullable Duration commandTimeout;
 
     private final ClientScheduler scheduler;
+    private final Executor opener;
     private final AsyncScripts scripts;
     /**
      * The connection every command but a WAIT's is sent on: opened on first use and kept, since Lettuce sends many
@@ -64,8 +66,10 @@ public final class ScriptRunner {
         return factory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
     }
 
-    public ScriptRunner(RedisConnectionFactory factory, ClientScheduler scheduler) {
+    /** @param opener where {@link #send} opens a connection of its own, which waits for Redis */
+    public ScriptRunner(RedisConnectionFactory factory, ClientScheduler scheduler, Executor opener) {
         this.factory = factory;
+        this.opener = opener;
         this.scheduler = scheduler;
         this.scripts = new AsyncScripts(scheduler);
         this.sharded = isCluster(factory);
@@ -121,11 +125,24 @@ public final class ScriptRunner {
     }
 
     /**
-     * Sends a command on a connection of its own, given back to the factory once the reply is in (on the
-     * scheduler: a pool must not be entered from Lettuce's event loop). Fails, as the future does, with a
-     * {@code DataAccessException}; nothing waits for the reply.
+     * Sends a command on a connection of its own, opened on the opener and given back to the factory once the reply
+     * is in (on the scheduler: a pool must not be entered from Lettuce's event loop). Fails, as the future does, with
+     * a {@code DataAccessException}; nothing waits for the reply.
      */
     <T> CompletableFuture<T> send(Function<RedisConnection, CompletableFuture<T>> command) {
+        CompletableFuture<CompletableFuture<T>> sent = new CompletableFuture<>();
+        try {
+            // opening it waits for Redis (a pooled factory's borrow, a dedicated connection's connect): not here, since
+            // this may run on the driver's thread, which the connect itself needs
+            opener.execute(() -> sent.complete(sendOnOwn(command)));
+        }
+        catch (RejectedExecutionException closing) {
+            sent.complete(sendOnOwn(command)); // the client is closing: its last calls open theirs here
+        }
+        return sent.thenCompose(reply -> reply);
+    }
+
+    private <T> CompletableFuture<T> sendOnOwn(Function<RedisConnection, CompletableFuture<T>> command) {
         RedisConnection connection;
         try {
             connection = connection();
@@ -160,7 +177,7 @@ public final class ScriptRunner {
      */
     <T> CompletableFuture<T> sendOnHeld(Function<RedisConnection, CompletableFuture<T>> command) {
         if (closed) {
-            return send(command); // what a closed client still sends (a waiter leaving its place) keeps nothing open
+            return sendOnOwn(command); // what a closed client still sends (a waiter leaving its place) keeps nothing open
         }
         RedisConnection connection;
         CompletableFuture<T> reply;

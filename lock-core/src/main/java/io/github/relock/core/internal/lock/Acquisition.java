@@ -206,7 +206,8 @@ public final class Acquisition {
         }
     }
 
-    private boolean clientClosed() {
+    /** Whether the client is closed: then no wait waits for Redis to take in its undoing. */
+    boolean clientClosed() {
         try {
             context.openCheck().run();
             return false;

@@ -255,7 +255,10 @@ public final class AsyncAcquire<T> {
         }
     }
 
-    /** Ends a wait given up, then tells the caller, once Redis took in what the wait undoes. */
+    /**
+     * Ends a wait given up, then tells the caller, once Redis took in what the wait undoes; at once if the client is
+     * closed (close() ends its waits now: a Redis that does not answer must not hold them up).
+     */
     private void finish(Runnable tell) {
         CompletableFuture<Void> ended;
         try {
@@ -265,7 +268,12 @@ public final class AsyncAcquire<T> {
             tell.run();
             throw ex;
         }
-        ended.whenComplete((unused, failure) -> tell.run());
+        if (ended.isDone() || acquisition.clientClosed()) {
+            tell.run();
+        }
+        else {
+            ended.whenComplete((unused, failure) -> tell.run());
+        }
     }
 
     /**

@@ -2,7 +2,6 @@ package io.github.relock.core.internal.lock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -30,49 +29,21 @@ public final class JoinWithin {
     private boolean taken;
 
     /**
-     * Starts the join. {@code onWake}: what a release does to an asynchronous waiter (null: unpark the calling
-     * thread, which sleeps in the waiter); {@code onDone}, which must not block, is told when the join ends.
+     * Starts the join. {@code onWake}: what a release does to the wait; {@code onDone}, which must not block, is told
+     * when the join ends.
      */
     JoinWithin(LockKeys keys, ClientContext context, ReleaseWaiter.@Nullable Candidate candidate, String name,
-            @Nullable Runnable onWake, Runnable onDone) {
+            Runnable onWake, Runnable onDone) {
         this.keys = keys;
         CompletableFuture<ReleaseWaiter> joining;
         try {
-            joining = context.subscriptions().joinAsync(keys.channel(), candidate, keys.kind().wakeUp(), name,
-                    Thread.currentThread(), onWake);
+            joining = context.subscriptions().joinAsync(keys.channel(), candidate, keys.kind().wakeUp(), name, onWake);
         }
         catch (RuntimeException ex) {
             joining = CompletableFuture.failedFuture(ex);
         }
         this.joined = joining;
         joined.whenComplete((waiter, failure) -> onDone.run());
-    }
-
-    /** A join for the calling thread, which it unparks when it ends. */
-    static JoinWithin forThisThread(LockKeys keys, ClientContext context, ReleaseWaiter.@Nullable Candidate candidate,
-            String name) {
-        Thread thread = Thread.currentThread();
-        return new JoinWithin(keys, context, candidate, name, null, () -> LockSupport.unpark(thread));
-    }
-
-    /**
-     * Sleeps until the join ends, {@code nanos} pass or an interrupt comes.
-     *
-     * @return true if an interrupt ended the sleep; its status is then cleared, for the caller to decide
-     */
-    boolean await(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        while (!joined.isDone()) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            LockSupport.parkNanos(this, left);
-            if (Thread.interrupted()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     boolean pending() {

@@ -58,37 +58,15 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     /**
-     * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter.
-     * When this returns, releases on the channel reach the waiter. An interrupt does not cut the
-     * subscription short (its status is kept for the caller).
+     * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter, and waits until
+     * Redis confirmed it (uninterruptibly: an interrupt's status is kept). When this returns, releases on the channel
+     * reach the waiter, which nothing is woken for.
      *
      * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
      */
     public ReleaseWaiter join(String channelName) {
-        return join(channelName, null, WakeUp.ONE, "");
-    }
-
-    /**
-     * As {@link #join(String)}, for a waiter a local releaser may hand the lock to, as {@code candidate};
-     * null: never hand it over. {@code wakeUp} says whom of the channel's local waiters a release wakes
-     * (the first joiner's choice holds for the channel); {@code name} is this waiter's, for {@link WakeUp#NAMED}.
-     */
-    public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name) {
-        return join(channelName, candidate, wakeUp, name, null);
-    }
-
-    /** As above, for a waiter that no thread sleeps in: a wake-up runs {@code onWake}, which must not block. */
-    public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
-            @Nullable Runnable onWake) {
-        return join(channelName, candidate, wakeUp, name, Thread.currentThread(), onWake);
-    }
-
-    /** As above, run on another thread than the one that sleeps in the waiter, {@code sleeper}. */
-    public ReleaseWaiter join(String channelName, ReleaseWaiter.@Nullable Candidate candidate, WakeUp wakeUp, String name,
-            Thread sleeper, @Nullable Runnable onWake) {
-        CompletableFuture<ReleaseWaiter> joining = joinAsync(channelName, candidate, wakeUp, name, sleeper, onWake);
         try {
-            return joining.join(); // uninterruptible: an interrupt's status is kept for the caller
+            return joinAsync(channelName, null, WakeUp.ONE, "", () -> { }).join();
         }
         catch (CompletionException ex) {
             Throwable cause = PubSubReplies.cause(ex);
@@ -103,13 +81,16 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     /**
-     * As {@link #join(String, ReleaseWaiter.Candidate, WakeUp, String, Thread, Runnable)}, without waiting: the
-     * future completes when Redis confirmed the subscription, at once if the channel is subscribed on the current
-     * connection already. It fails with a {@link org.springframework.dao.DataAccessException} if Redis did not
+     * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter: the future
+     * completes when Redis confirmed the subscription, at once if the channel is subscribed on the current
+     * connection already. A local releaser may hand the lock to the waiter if it is a {@code candidate} (null: never);
+     * {@code wakeUp} says whom of the channel's local waiters a release wakes (the first joiner's choice holds for the
+     * channel); {@code name} is this waiter's, for {@link WakeUp#NAMED}; a wake-up runs {@code onWake}, which must not
+     * block. It fails with a {@link org.springframework.dao.DataAccessException} if Redis did not
      * answer or refused, with an {@link IllegalStateException} if the client closed. No thread waits meanwhile.
      */
     public CompletableFuture<ReleaseWaiter> joinAsync(String channelName, ReleaseWaiter.@Nullable Candidate candidate,
-            WakeUp wakeUp, String name, Thread sleeper, @Nullable Runnable onWake) {
+            WakeUp wakeUp, String name, Runnable onWake) {
         while (true) {
             if (closed) {
                 return CompletableFuture.failedFuture(closedException());
@@ -127,8 +108,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 // counted in from now: the queue is not unsubscribed under a join that is under way
                 boolean behindOthers = queue.joined() > 0;
                 if (queue.subscribedOn(connection.current())) {
-                    return CompletableFuture.completedFuture(admit(queue, behindOthers, candidate, name, sleeper,
-                            onWake));
+                    return CompletableFuture.completedFuture(admit(queue, behindOthers, candidate, name, onWake));
                 }
                 CompletableFuture<Long> subscribing = queue.subscription;
                 if (subscribing == null || subscribing.isDone()) {
@@ -137,8 +117,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                             .thenCompose(unused -> connection.subscribe(queue.channel));
                     queue.subscription = subscribing;
                 }
-                return subscribing.handle((on, failure) -> joined(queue, failure, behindOthers, candidate, name,
-                        sleeper, onWake));
+                return subscribing.handle((on, failure) -> joined(queue, failure, behindOthers, candidate, name, onWake));
             }
             finally {
                 queue.lock.unlock();
@@ -148,7 +127,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     /** The subscribe a joiner waited for ended; a queue nobody is left in is dropped again if it failed. */
     private ReleaseWaiter joined(WaiterQueue queue, @Nullable Throwable failure, boolean behindOthers,
-            ReleaseWaiter.@Nullable Candidate candidate, String name, Thread sleeper, @Nullable Runnable onWake) {
+            ReleaseWaiter.@Nullable Candidate candidate, String name, Runnable onWake) {
         queue.lock.lock();
         try {
             if (closed) {
@@ -163,7 +142,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 Throwable cause = PubSubReplies.cause(failure);
                 throw cause instanceof RuntimeException ex ? ex : new CompletionException(cause);
             }
-            return admit(queue, behindOthers, candidate, name, sleeper, onWake);
+            return admit(queue, behindOthers, candidate, name, onWake);
         }
         finally {
             queue.lock.unlock();
@@ -171,9 +150,9 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     private ReleaseWaiter admit(WaiterQueue queue, boolean behindOthers, ReleaseWaiter.@Nullable Candidate candidate,
-            String name, Thread sleeper, @Nullable Runnable onWake) {
-        ReleaseWaiter waiter = new ReleaseWaiter(queue.streak, this::ensureOpen,
-                (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, behindOthers, name, sleeper,
+            String name, Runnable onWake) {
+        ReleaseWaiter waiter = new ReleaseWaiter(queue.streak,
+                (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, behindOthers, name,
                 onWake);
         queue.add(waiter);
         return waiter;
@@ -240,12 +219,6 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** Channels with local waiters right now. */
     public int activeChannels() {
         return queues.size();
-    }
-
-    private void ensureOpen() {
-        if (closed) {
-            throw closedException();
-        }
     }
 
     private static IllegalStateException closedException() {
