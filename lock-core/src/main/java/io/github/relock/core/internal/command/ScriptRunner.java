@@ -1,7 +1,9 @@
 package io.github.relock.core.internal.command;
 
 import java.time.Duration;
+import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -59,6 +61,13 @@ public final class ScriptRunner {
      */
     private final AtomicReference<@Nullable RedisConnection> held = new AtomicReference<>();
     private final ReentrantLock opening = new ReentrantLock();
+    /**
+     * Connections of their own that calls gave back in good order (a script and its WAIT), kept for the next such
+     * call: opening one waits for Redis, and a server that accepts connections but answers nothing would hold the
+     * opener until the connect timeout. At most {@value #IDLE_KEPT}.
+     */
+    private final Deque<RedisConnection> idle = new ConcurrentLinkedDeque<>();
+    private static final int IDLE_KEPT = 2;
     private volatile boolean closed;
 
     /** Whether {@code factory} gives Lettuce cluster connections: then releases are announced with SPUBLISH. */
@@ -125,15 +134,18 @@ public final class ScriptRunner {
     }
 
     /**
-     * Sends a command on a connection of its own, opened on the opener and given back to the factory once the reply
-     * is in (on the scheduler: a pool must not be entered from Lettuce's event loop). Fails, as the future does, with
-     * a {@code DataAccessException}; nothing waits for the reply.
+     * Sends a command on a connection of its own: one an earlier call gave back in good order, or one opened on the
+     * opener (opening waits for Redis: a pooled factory's borrow, a dedicated connection's connect; not here, since
+     * this may run on the driver's thread, which the connect itself needs). Fails, as the future does, with a
+     * {@code DataAccessException}; nothing waits for the reply.
      */
     <T> CompletableFuture<T> send(Function<RedisConnection, CompletableFuture<T>> command) {
+        RedisConnection kept = closed ? null : idle.pollFirst();
+        if (kept != null) {
+            return sendOn(kept, command);
+        }
         CompletableFuture<CompletableFuture<T>> sent = new CompletableFuture<>();
         try {
-            // opening it waits for Redis (a pooled factory's borrow, a dedicated connection's connect): not here, since
-            // this may run on the driver's thread, which the connect itself needs
             opener.execute(() -> sent.complete(sendOnOwn(command)));
         }
         catch (RejectedExecutionException closing) {
@@ -150,6 +162,11 @@ public final class ScriptRunner {
         catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(RedisErrors.translate(ex));
         }
+        return sendOn(connection, command);
+    }
+
+    private <T> CompletableFuture<T> sendOn(RedisConnection connection,
+            Function<RedisConnection, CompletableFuture<T>> command) {
         CompletableFuture<T> reply;
         try {
             noteConnection(connection);
@@ -158,7 +175,18 @@ public final class ScriptRunner {
         catch (RuntimeException ex) {
             reply = CompletableFuture.failedFuture(RedisErrors.translate(ex));
         }
-        reply.whenComplete((value, failure) -> giveBack(connection));
+        reply.whenComplete((value, failure) -> {
+            // one that failed may still be busy in Redis (a WAIT that timed out): it goes back to the factory
+            if (failure != null || closed || idle.size() >= IDLE_KEPT) {
+                giveBack(connection);
+            }
+            else {
+                idle.addFirst(connection);
+                if (closed && idle.remove(connection)) {
+                    giveBack(connection);
+                }
+            }
+        });
         return reply;
     }
 
@@ -229,6 +257,9 @@ public final class ScriptRunner {
     /** Gives back the connection this runner keeps, if it has one: the client is closing. */
     public void close() {
         closed = true;
+        for (RedisConnection kept = idle.pollFirst(); kept != null; kept = idle.pollFirst()) {
+            giveBack(kept);
+        }
         RedisConnection connection = held.getAndSet(null);
         if (connection != null) {
             try {
