@@ -62,7 +62,7 @@ class CloseWhileJoiningTest {
             }
             Thread.sleep(400); // each has tried once and is joining: the pub/sub connection does not open
             long start = System.nanoTime();
-            // on a thread of its own: close() waits up to 1 s for the relock-async thread that opens the connection
+            // on a thread of its own: close() waits up to 1 s for the relock-events thread that opens the connection
             CompletableFuture<Long> closed = OwnThread.supply(() -> {
                 closing.close();
                 return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

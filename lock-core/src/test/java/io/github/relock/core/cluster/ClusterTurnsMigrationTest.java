@@ -145,7 +145,7 @@ class ClusterTurnsMigrationTest {
         String key = clients.get(0).redisKeys(name).lock();
         assertThat(owner.command("EXISTS", key, key + ":turn")).isEqualTo("0");
 
-        // closed clients leave no thread behind (relock-async timers, the resubscriber's relock-pubsub thread)
+        // closed clients leave no thread behind (the scheduler, the event thread)
         List<String> ids = clients.stream().map(RedisLockClient::getClientId).toList();
         clients.forEach(RedisLockClient::close);
         Thread.sleep(1_000);

@@ -18,17 +18,18 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
 
 /**
- * A pool that lends no connection within its wait is Redis not answering, whether the factory borrows at
- * getConnection() or at the first command (no shared native connection): unlock() sends again until the pool
- * lends one, and lock calls fail with relock's own exception, never the pool's.
+ * The client borrows one connection from a pool, at its first lock call, and keeps it until close(): an exhausted
+ * pool then holds up no lock call. Before that first call, a pool that lends no connection within its wait is Redis
+ * not answering, whether the factory borrows at getConnection() or at the first command (no shared native
+ * connection): the call fails with relock's own exception, never the pool's.
  */
 @Timeout(60)
 class ExhaustedPoolTest {
 
     @Test
-    void unlockSendsAgainUntilThePoolLendsAConnection() throws Exception {
+    void unlockDoesNotWaitForAnExhaustedPool() throws Exception {
         try (RedisServer server = RedisServer.start()) {
-            LettuceConnectionFactory factory = PooledFactories.pooled(server, 1, Duration.ofMillis(200));
+            LettuceConnectionFactory factory = PooledFactories.pooled(server, 2, Duration.ofMillis(200));
             try (RedisLockClient client = RedisLockClient.builder(factory).build()) {
                 ReentrantDistributedLock lock = client.getLock("exhausted:unlock");
                 lock.lock();
@@ -36,7 +37,7 @@ class ExhaustedPoolTest {
                 Thread borrower = new Thread(() -> {
                     RedisConnection connection = factory.getConnection();
                     try {
-                        connection.ping(); // the pool's only connection, kept a while
+                        connection.ping(); // the pool's last connection (the client keeps the other), kept a while
                         lent.countDown();
                         Thread.sleep(600);
                     }
@@ -49,9 +50,12 @@ class ExhaustedPoolTest {
                 });
                 borrower.start();
                 assertThat(lent.await(5, TimeUnit.SECONDS)).isTrue();
+                long start = System.nanoTime();
                 Throwable failure = catchThrowable(lock::unlock);
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 borrower.join();
                 assertThat(failure).isNull();
+                assertThat(tookMillis).as("ms unlock() took while the pool lent nothing").isLessThan(500);
                 assertThat(server.commands().exists("lock:{exhausted:unlock}")).isZero();
             }
             finally {

@@ -518,10 +518,11 @@ class HandOffTest {
         latch.await(30, TimeUnit.SECONDS);
     }
 
-    /** Until the thread sleeps in its wait (subscribed, attempted, parked). */
+    /** Until the thread sleeps in its wait (subscribed, attempted, parked on the wait's future). */
     private static void awaitAsleep(Thread thread) throws InterruptedException {
         Thread.sleep(150);
-        await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == Thread.State.TIMED_WAITING);
+        await().atMost(Duration.ofSeconds(5)).until(() -> thread.getState() == Thread.State.TIMED_WAITING
+                || thread.getState() == Thread.State.WAITING);
         Thread.sleep(50);
     }
 
