@@ -13,8 +13,10 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -578,7 +580,16 @@ class HandOffTest {
 
     @SuppressWarnings("unchecked")
     private static <T> T proxy(Class<T> type, Object target, Wrap wrap) {
-        return (T) Proxy.newProxyInstance(HandOffTest.class.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> {
+        // with Lettuce's interfaces of the target too: a subscribed connection's native one is pub/sub commands
+        Set<Class<?>> types = new LinkedHashSet<>(List.of(type));
+        for (Class<?> own = target.getClass(); own != null; own = own.getSuperclass()) {
+            for (Class<?> implemented : own.getInterfaces()) {
+                if (type.isAssignableFrom(implemented) || implemented.getName().startsWith("io.lettuce.")) {
+                    types.add(implemented);
+                }
+            }
+        }
+        return (T) Proxy.newProxyInstance(HandOffTest.class.getClassLoader(), types.toArray(Class<?>[]::new), (p, method, args) -> {
             if (wrap == null && method.getName().equals("evalsha") && LuaScript.TRANSFER.getSha1().equals(args[0])) {
                 Thread.sleep(SLOW_TRANSFER_MILLIS);
             }
