@@ -191,7 +191,7 @@ public final class Acquisition {
         if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
             return nothing;
         }
-        if (keys.kind().queuesPerClient() && context.subscriptions().waiting(keys.channel())) {
+        if (keys.kind().queuesPerClient() && context.waiting().anyWaiting(keys)) {
             return nothing; // another waiter of this client keeps its place
         }
         ScriptCall undo = keys.kind().gaveUp(keys, holder.bytes());

@@ -210,12 +210,6 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         queues.values().forEach(WaiterQueue::wakeAll);
     }
 
-    /** Whether a local waiter waits on {@code channelName} right now. */
-    public boolean waiting(String channelName) {
-        WaiterQueue queue = queues.get(channelName);
-        return queue != null && queue.members() > 0;
-    }
-
     /** Channels with local waiters right now. */
     public int activeChannels() {
         return queues.size();
