@@ -182,10 +182,6 @@ public final class LockCommands {
         await(sendAsync(call));
     }
 
-    /** Makes {@code call}, waiting at most {@code waitMillis} for its reply; see {@link ScriptRunner#sendBriefly}. */
-    public void sendBriefly(ScriptCall call, long waitMillis) {
-        runner.sendBriefly(call.script(), waitMillis, call.numKeys(), call.keysAndArgs());
-    }
 
     public boolean forceUnlock(KeyNames keys) {
         return await(runner.evalAsync(LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),

@@ -2,7 +2,7 @@ package io.github.relock.core.internal.command;
 
 /**
  * One script call, described rather than made, so that the caller decides how long it may wait for the reply:
- * see {@link LockCommands#send} and {@link LockCommands#sendBriefly}.
+ * see {@link LockCommands#send} and {@link LockCommands#sendAsync}.
  *
  * @param keysAndArgs the {@code numKeys} keys, then the arguments
  */

@@ -4,11 +4,8 @@ import java.time.Duration;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -340,24 +337,5 @@ public final class ScriptRunner {
             }
             return value;
         });
-    }
-
-    /**
-     * Sends a script and waits at most {@code waitMillis} for its reply (0: not at all), for calls whose outcome
-     * nobody waits for: a closed client's waiter leaving its place. Best effort; a failure is not reported.
-     */
-    void sendBriefly(LuaScript<?> script, long waitMillis, int numKeys, byte[]... keysAndArgs) {
-        CompletableFuture<?> reply = evalAsync(script, numKeys, keysAndArgs);
-        if (waitMillis > 0) {
-            try {
-                reply.get(waitMillis, TimeUnit.MILLISECONDS);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            catch (ExecutionException | TimeoutException ex) {
-                // best effort: the lease or the turn's own expiry ends what this could not
-            }
-        }
     }
 }

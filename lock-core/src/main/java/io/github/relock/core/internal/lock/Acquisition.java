@@ -1,9 +1,7 @@
 package io.github.relock.core.internal.lock;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -28,9 +26,6 @@ import io.github.relock.core.internal.wait.WaitingOwners;
  */
 public final class Acquisition {
 
-    /** How long a closed client's waiter waits for Redis to take in its undoing; later, Redis still gets it. */
-    static final long CLOSED_UNDO_WAIT_MILLIS = 100;
-
     private final LockKeys keys;
     private final ClientContext context;
     /** Whether the caller waits if the lock is busy; some kinds then queue it (see {@link LockKind#acquire}). */
@@ -43,18 +38,11 @@ public final class Acquisition {
     }
 
     /**
-     * Takes or re-enters the lock once, and waits for the outcome.
+     * Takes or re-enters the lock once. No thread waits for the reply. The result fails with
+     * {@link LockLostException} for a re-entry into a hold that is gone, {@link LockOperationException} if Redis
+     * could not be asked.
      *
      * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
-     * @throws LockLostException      if this is a re-entry into a hold that is gone
-     * @throws LockOperationException if Redis could not be asked
-     */
-    public AcquireReply attempt(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
-        return Waits.await(attemptAsync(holder, leaseMillis, watchdog, maxHoldNanos));
-    }
-
-    /**
-     * Takes or re-enters the lock once; the result fails as {@link #attempt} throws. No thread waits for the reply.
      */
     public CompletableFuture<AcquireReply> attemptAsync(Holder holder, long leaseMillis, boolean watchdog,
             long maxHoldNanos) {
@@ -153,30 +141,6 @@ public final class Acquisition {
     public void started(Holder holder) {
         if (willWait) {
             context.waiting().arrive(keys, holder.id());
-        }
-    }
-
-    /**
-     * Call once the caller stops trying, and waits until Redis took in what it undoes (briefly, once the client is
-     * closed: close() woke its waiters to end now, and a Redis that does not answer must not hold them up).
-     */
-    public void ended(Holder holder, boolean acquired) {
-        CompletableFuture<Void> undone = endedAsync(holder, acquired);
-        if (undone.isDone()) {
-            return;
-        }
-        if (!clientClosed()) {
-            Waits.await(undone);
-            return;
-        }
-        try {
-            undone.get(CLOSED_UNDO_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-        catch (ExecutionException | TimeoutException ex) {
-            // later, Redis still gets it; what it leaves behind expires anyway
         }
     }
 

@@ -1,6 +1,5 @@
 package io.github.relock.core.internal.lock;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -61,10 +60,5 @@ public final class Waits {
             cause = cause.getCause();
         }
         return cause;
-    }
-
-    /** Whether a future chain failed because its own result was cancelled. */
-    static boolean cancelled(Throwable failure) {
-        return unwrapped(failure) instanceof CancellationException;
     }
 }
