@@ -106,6 +106,12 @@ class SubscribeErrorTest {
                 throw new IllegalStateException(ex);
             }
         });
+        // until the waiter subscribed, or its subscribe met the injected Error (on a loaded machine it may start late)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (numsub(name) == 0 && (failNextChannel.get() || failNextOpen.get()) && !waiter.isDone()
+                && System.nanoTime() - deadline < 0) {
+            Thread.sleep(5);
+        }
         Thread.sleep(300);
         long released = System.nanoTime();
         held.unlock();

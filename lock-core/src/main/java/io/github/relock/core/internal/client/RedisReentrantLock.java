@@ -164,26 +164,28 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         // an explicit owner's hold changes only in its turn, and a hand-off would register one outside it
         ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() || holder.thread() == null ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
-        CompletableFuture<Boolean> waiting = AsyncAcquire.tryAcquire(keys, context, holder, leaseMillis, watchdog,
+        AsyncAcquire.Started<Boolean> waiting = AsyncAcquire.tryAcquire(keys, context, holder, leaseMillis, watchdog,
                 maxHoldNanos, waitNanos, candidate);
-        return interruptible ? awaitInterruptibly(waiting) : Waits.await(waiting);
+        return interruptible ? awaitInterruptibly(waiting) : Waits.await(waiting.result());
     }
 
     /**
      * Waits for the lock until an interrupt comes, which ends the wait; a lock taken or handed over at that very
-     * moment is given back, unless the wait had already ended with it (then the lock is held and the interrupt
-     * status kept).
+     * moment is given back before this returns (so it can never be taken for a later hold of the same thread),
+     * unless the wait had already ended with it (then the lock is held and the interrupt status kept).
      */
-    private boolean awaitInterruptibly(CompletableFuture<Boolean> waiting) throws InterruptedException {
+    private boolean awaitInterruptibly(AsyncAcquire.Started<Boolean> waiting) throws InterruptedException {
         try {
-            return waiting.get();
+            return waiting.result().get();
         }
         catch (InterruptedException ex) {
-            if (waiting.cancel(false)) {
+            if (waiting.result().cancel(false)) {
+                Waits.await(waiting.settled()); // what the wait had under way ends first, uninterruptibly
+                Thread.interrupted(); // an interrupt meanwhile is the same one, reported below
                 throw new InterruptedException("Interrupted while waiting for lock '" + keys.name() + "'");
             }
             Thread.currentThread().interrupt();
-            return Waits.await(waiting);
+            return Waits.await(waiting.result());
         }
         catch (ExecutionException ex) {
             throw Waits.rethrown(ex);

@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.lock;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +39,14 @@ public final class AsyncAcquire<T> {
 
     /** What the lock call needs besides the wait: who takes it, for how long, and what the result says. */
     record Request<T>(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos, @Nullable T granted,
-            @Nullable T notGranted, ReleaseWaiter.@Nullable Candidate candidate) {
+            @Nullable T notGranted, ReleaseWaiter.@Nullable Candidate candidate, Executor completions) {
+    }
+
+    /**
+     * A wait under way: its result, and when it has settled (ended, and whatever it took after its result was
+     * completed by hand or cancelled given back), after which nothing it started changes the caller's holds.
+     */
+    public record Started<T>(CompletableFuture<T> result, CompletableFuture<Void> settled) {
     }
 
     /** How soon a wait whose subscription failed looks again, and subscribes again. */
@@ -53,6 +61,7 @@ public final class AsyncAcquire<T> {
     private final Acquisition acquisition;
     private final long deadline;
     private final CompletableFuture<T> result = new CompletableFuture<>();
+    private final CompletableFuture<Void> settled = new CompletableFuture<>();
     /** Wake-ups not yet handled; the one that takes the count from 0 runs the steps. */
     private final AtomicInteger kicks = new AtomicInteger();
     /** The wake-ups the running step handles: written and read by that step only. */
@@ -78,20 +87,23 @@ public final class AsyncAcquire<T> {
      * Starts a wait of up to {@code waitNanos} (0: one attempt) for a handle's holder, which a local releaser may
      * hand the lock to if it is {@code candidate} (null: nobody); the result says whether the lock is held.
      */
-    public static CompletableFuture<Boolean> tryAcquire(LockKeys keys, ClientContext context, Holder holder,
+    public static Started<Boolean> tryAcquire(LockKeys keys, ClientContext context, Holder holder,
             long leaseMillis, boolean watchdog, long maxHoldNanos, long waitNanos,
             ReleaseWaiter.@Nullable Candidate candidate) {
         return new AsyncAcquire<>(keys, context, new Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true,
-                false, candidate), waitNanos).start();
+                false, candidate, Runnable::run), waitNanos).start();
     }
 
-    /** Sends the first attempt and returns at once; the result completes when the wait ends. */
-    CompletableFuture<T> start() {
+    /**
+     * Sends the first attempt and returns at once; the result completes when the wait ends, on the request's
+     * {@code completions} executor.
+     */
+    Started<T> start() {
         acquisition.started(request.holder());
         context.subscriptions().watchClose(onClose);
         result.whenComplete((value, failure) -> kick()); // a caller that completes it ends the wait at once
         kick();
-        return result;
+        return new Started<>(result, settled);
     }
 
     /** Runs a step now, unless one is running: that one then runs again. Never blocks. */
@@ -131,7 +143,7 @@ public final class AsyncAcquire<T> {
             }
         }
         if (result.isDone()) {
-            end(false); // its caller completed or cancelled it
+            end(false).whenComplete((unused, failure) -> settled.complete(null)); // its caller completed or cancelled it
             return false;
         }
         try {
@@ -244,14 +256,28 @@ public final class AsyncAcquire<T> {
 
     private void granted() {
         end(true);
-        if (!result.complete(request.granted())) {
+        tell(() -> {
+            if (result.complete(request.granted())) {
+                settled.complete(null);
+                return;
+            }
             // cancelled while the lock was being taken: nobody will release it, so give it back now
             // in the owner's turn: its other calls count levels of the same hold
             context.turns().take(keys, request.holder(), () -> {
                 Hold hold = context.holds().get(keys, request.holder().id());
                 return hold != null && !hold.lost() ? new Releases(keys, context).unlock(hold)
                         : CompletableFuture.completedFuture(true);
-            });
+            }).whenComplete((left, failure) -> settled.complete(null));
+        });
+    }
+
+    /** Runs what completes the result on the request's executor: not on the driver's thread, for an async caller. */
+    private void tell(Runnable completion) {
+        try {
+            request.completions().execute(completion);
+        }
+        catch (RejectedExecutionException ex) {
+            completion.run();
         }
     }
 
@@ -259,20 +285,28 @@ public final class AsyncAcquire<T> {
      * Ends a wait given up, then tells the caller, once Redis took in what the wait undoes; at once if the client is
      * closed (close() ends its waits now: a Redis that does not answer must not hold them up).
      */
-    private void finish(Runnable tell) {
+    private void finish(Runnable completion) {
+        Runnable told = () -> tell(() -> {
+            try {
+                completion.run();
+            }
+            finally {
+                settled.complete(null);
+            }
+        });
         CompletableFuture<Void> ended;
         try {
             ended = end(false);
         }
         catch (RuntimeException | Error ex) {
-            tell.run();
+            told.run();
             throw ex;
         }
         if (ended.isDone() || acquisition.clientClosed()) {
-            tell.run();
+            told.run();
         }
         else {
-            ended.whenComplete((unused, failure) -> tell.run());
+            ended.whenComplete((unused, failure) -> told.run());
         }
     }
 

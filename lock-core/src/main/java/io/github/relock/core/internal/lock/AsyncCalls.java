@@ -3,6 +3,8 @@ package io.github.relock.core.internal.lock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +19,12 @@ import io.github.relock.core.internal.kind.LockKeys;
  * not in the future.
  */
 public final class AsyncCalls {
+
+    /**
+     * Where the futures this returns complete: not on the driver's thread that read the reply, which serves every
+     * reply of the client's connection (a callback that blocks there, or waits for a lock, would hold up renewals).
+     */
+    private static final Executor COMPLETIONS = ForkJoinPool.commonPool();
 
     private final LockKeys keys;
     private final ClientContext context;
@@ -52,7 +60,8 @@ public final class AsyncCalls {
     public CompletableFuture<Boolean> tryLock(long waitNanos, @Nullable Duration leaseTime) {
         boolean watchdog = leaseTime == null;
         long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
-        return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false, null));
+        return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false, null,
+                COMPLETIONS));
     }
 
     /** Waits as long as it takes. @param leaseTime null: the watchdog renews the hold until it is released */
@@ -60,26 +69,26 @@ public final class AsyncCalls {
         boolean watchdog = leaseTime == null;
         long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
         return start(Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
-                maxHoldNanos, null, null, null));
+                maxHoldNanos, null, null, null, COMPLETIONS));
     }
 
     private <T> CompletableFuture<T> start(long waitNanos, AsyncAcquire.Request<T> request) {
         context.openCheck().run();
-        return new AsyncAcquire<>(keys, context, request, waitNanos).start();
+        return new AsyncAcquire<>(keys, context, request, waitNanos).start().result();
     }
 
     /** Gives back one hold; the result fails as {@code unlock()} would throw. Cancelling it changes nothing. */
     public CompletableFuture<Void> unlock() {
         context.openCheck().run();
         CompletableFuture<Void> result = new CompletableFuture<>();
-        new Releases(keys, context).unlockAsync(holder).whenComplete((unused, failure) -> {
+        new Releases(keys, context).unlockAsync(holder).whenCompleteAsync((unused, failure) -> {
             if (failure != null) {
                 result.completeExceptionally(Waits.unwrapped(failure));
             }
             else {
                 result.complete(null);
             }
-        });
+        }, COMPLETIONS);
         return result;
     }
 }

@@ -4,6 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
+import io.github.relock.core.internal.redis.AsyncScripts;
+
 /**
  * How a blocking call waits for the asynchronous operation it started: to the end, since the operation may
  * already have changed the lock in Redis and the caller must learn its outcome. An interrupt does not cut the
@@ -17,8 +19,13 @@ public final class Waits {
     /**
      * The outcome of {@code operation}, once it ended. Every operation ends within Redis's command timeout (its
      * round trips are timed out by the driver), so this never waits without bound.
+     *
+     * @throws IllegalStateException on a thread of the driver's event loops, which reads the replies waited for
      */
     public static <T> T await(CompletableFuture<T> operation) {
+        if (!operation.isDone()) {
+            AsyncScripts.refuseDriverThread();
+        }
         boolean interrupted = false;
         try {
             while (true) {

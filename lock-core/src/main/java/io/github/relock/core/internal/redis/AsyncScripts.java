@@ -179,6 +179,7 @@ public final class AsyncScripts {
      * Lettuce times a command out at the connection's timeout; a second past it, this stops waiting regardless.
      */
     public static <T> @Nullable T await(CompletableFuture<T> reply, Duration timeout) {
+        refuseDriverThread();
         long deadline = System.nanoTime() + timeout.toNanos() + TimeUnit.MILLISECONDS.toNanos(BACKSTOP_MILLIS);
         boolean interrupted = false;
         try {
@@ -201,6 +202,22 @@ public final class AsyncScripts {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Refuses to wait on a thread of the Redis driver's event loops (a callback of a future that completed there): it
+     * reads the very replies the wait would be for, so the wait could only end at the command timeout, holding up every
+     * reply of its connections (renewals too) meanwhile.
+     *
+     * @throws IllegalStateException on such a thread
+     */
+    public static void refuseDriverThread() {
+        String name = Thread.currentThread().getName();
+        if (name.startsWith("lettuce-") && name.contains("EventLoop")) {
+            throw new IllegalStateException("A blocking relock call ran on " + name + ", a thread of the Redis driver "
+                    + "that reads the reply it would wait for: make it from a thread of your own (for example in "
+                    + "thenApplyAsync(..., executor)), or use the *Async methods");
         }
     }
 }
