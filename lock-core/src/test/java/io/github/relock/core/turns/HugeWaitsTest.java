@@ -1,0 +1,59 @@
+package io.github.relock.core.turns;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.github.relock.core.LockOwner;
+import io.github.relock.core.RedisLockClient;
+import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.test.RedisServer;
+
+/**
+ * Waits of the largest sizes the API accepts (Long.MAX_VALUE in any unit, a Duration of centuries) wait for the
+ * release like any other, rather than give up at once or spin on an overflowed deadline.
+ */
+@Timeout(60)
+class HugeWaitsTest {
+
+    @Test
+    void theLargestWaitsGetTheLockOnItsRelease() throws Exception {
+        try (RedisServer server = RedisServer.start();
+                RedisLockClient holderClient = RedisLockClient.builder(server.newConnectionFactory()).build();
+                RedisLockClient client = RedisLockClient.builder(server.newConnectionFactory()).build()) {
+            ReentrantDistributedLock held = holderClient.getLock("huge");
+            held.lock(30, TimeUnit.SECONDS);
+            CompletableFuture<Boolean> days = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    ReentrantDistributedLock lock = client.getLock("huge");
+                    boolean got = lock.tryLock(Long.MAX_VALUE, TimeUnit.DAYS);
+                    days.complete(got);
+                    if (got) {
+                        lock.unlock();
+                    }
+                }
+                catch (Throwable ex) {
+                    days.completeExceptionally(ex);
+                }
+            });
+            waiter.start();
+            LockOwner owner = client.newOwner();
+            CompletableFuture<Boolean> centuries = client.getLock("huge", owner)
+                    .tryLockAsync(Duration.ofDays(365L * 100_000_000), Duration.ofSeconds(10), owner);
+            Thread.sleep(500);
+            assertThat(days).isNotDone();
+            assertThat(centuries).isNotDone();
+            held.unlock();
+            assertThat(days.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(centuries.get(10, TimeUnit.SECONDS)).isTrue();
+            client.getLock("huge", owner).unlockAsync(owner).get(5, TimeUnit.SECONDS);
+            waiter.join();
+        }
+    }
+}
