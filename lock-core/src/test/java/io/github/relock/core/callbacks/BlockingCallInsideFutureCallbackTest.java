@@ -7,7 +7,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,9 +16,9 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
 
 /**
- * A blocking lock call made inside a callback on an asynchronous result that completed on the driver's thread
- * (a wait that ended on a release) either works or fails at once with a clear exception: it never holds that
- * thread until Redis's command timeout, and a release made there really releases.
+ * A blocking lock call made inside a callback on an asynchronous result (a wait that ended on a release) works:
+ * the result completes off the driver's threads, so the call never waits for replies its own thread must read, ends
+ * by its deadline, and a release made there really releases.
  */
 @Timeout(180)
 class BlockingCallInsideFutureCallbackTest {
@@ -33,14 +32,12 @@ class BlockingCallInsideFutureCallbackTest {
     }
 
     @Test
-    @Disabled("defect: a blocking call on the driver's thread waits for replies that thread must read: it ends after "
-            + "the command timeout with 'Redis did not answer'")
     void aTimedTryLockInsideACallbackEndsByItsDeadline() throws Exception {
         try (RedisServer server = RedisServer.start();
                 RedisLockClient client = RedisLockClient.builder(server.newConnectionFactory()).build()) {
             for (int i = 0; i < 3; i++) {
                 String inner = "cb:inner:" + i;
-                Seen seen = onDriverThread(client, "cb:outer:" + i, () -> {
+                Seen seen = inCallback(client, "cb:outer:" + i, () -> {
                     ReentrantDistributedLock lock = client.getLock(inner);
                     boolean got = lock.tryLock(2, 10, TimeUnit.SECONDS);
                     if (got) {
@@ -55,7 +52,6 @@ class BlockingCallInsideFutureCallbackTest {
     }
 
     @Test
-    @Disabled("defect: unlock() on the driver's thread times out three times (15 s) and leaves the lock to its lease")
     void anUnlockInsideACallbackReleasesAtOnce() throws Exception {
         try (RedisServer server = RedisServer.start();
                 RedisLockClient client = RedisLockClient.builder(server.newConnectionFactory()).build()) {
@@ -64,7 +60,7 @@ class BlockingCallInsideFutureCallbackTest {
             ReentrantDistributedLock owned = client.getLock("cb:held", owner);
             assertThat(owned.tryLockAsync(Duration.ZERO, Duration.ofSeconds(30), owner).get(5, TimeUnit.SECONDS))
                     .isTrue();
-            Seen seen = onDriverThread(client, "cb:outer", () -> {
+            Seen seen = inCallback(client, "cb:outer", () -> {
                 owned.unlock(); // the blocking release of an explicit owner's hold
                 return "released";
             });
@@ -76,9 +72,9 @@ class BlockingCallInsideFutureCallbackTest {
 
     /**
      * Runs {@code body} in a callback on an asynchronous lock of {@code outer} that completes on a release by
-     * another owner, so on the driver's thread; the client still works afterwards.
+     * another owner; the client still works afterwards.
      */
-    private static Seen onDriverThread(RedisLockClient client, String outer, Body body) throws Exception {
+    private static Seen inCallback(RedisLockClient client, String outer, Body body) throws Exception {
         LockOwner blocker = client.newOwner();
         LockOwner owner = client.newOwner();
         ReentrantDistributedLock lock = client.getLock(outer);

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,8 +23,6 @@ import io.github.relock.test.RedisServer;
 class SlowFutureCallbackTest {
 
     @Test
-    @Disabled("defect: asynchronous results complete on the driver's thread that carries every command of the client;"
-            + " a callback that works there for longer than a watchdog timeout lets the other holds' leases run out")
     void aSlowCallbackOnOneLockDoesNotCostAnotherItsLease() throws Exception {
         try (RedisServer server = RedisServer.start();
                 RedisLockClient client = RedisLockClient.builder(server.newConnectionFactory())

@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
@@ -28,9 +27,6 @@ import io.github.relock.test.RedisServer;
 @Timeout(120)
 class RandomInterruptsKeepExclusionTest {
 
-    @Disabled("defect: an interrupted wait returns while its attempt is still in flight; a lock that attempt takes is "
-            + "given back beside the caller's next calls: a thread's new hold is released under it (two inside, no "
-            + "fencing token), an explicit owner re-enters the ghost hold (its fencing token repeats)")
     @ParameterizedTest
     @ValueSource(strings = {"plain", "fair", "write", "owner"})
     void interruptsAtRandomMomentsKeepExclusionAndLeaveNothingLocked(String lockKind) throws Exception {
