@@ -175,11 +175,11 @@ public interface ReentrantDistributedLock extends Lock {
      * {@link LockOperationException} if Redis cannot be reached, {@link LockLostException} for a re-entry
      * into a lost hold, {@link IllegalStateException} once the client is closed.
      *
-     * <p>The future usually completes on a thread of the Redis driver (the one that read the reply), so
-     * callbacks chained with {@code thenApply} and the like run there too: blocking work in them (a {@code get()},
-     * a blocking lock call, blocking I/O) holds up the replies of every connection that thread serves. Use the
-     * {@code *Async} variants with an executor of your own for such work. While Redis
-     * does not answer, each attempt takes up to the connection factory's command timeout, and a deadline
+     * <p>The future completes on {@link java.util.concurrent.ForkJoinPool#commonPool()}, never on a thread of the
+     * Redis driver or of the client, so callbacks chained with {@code thenApply} and the like may block, or call
+     * the blocking lock methods, without holding up the client's renewals. (A blocking lock method called on a
+     * thread of the driver's event loops throws {@link IllegalStateException} at once.) While Redis does not
+     * answer, each attempt takes up to the connection factory's command timeout, and a deadline
      * can be passed by that much (more when many waiters retry at once).
      *
      * @param waitTime  how long to wait; zero or negative: one attempt
