@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,9 +27,6 @@ import io.github.relock.test.RedisServerExtension;
  * lease from when the round was sent, so the next round must come before that lease ends, not a whole renewal
  * interval after the late reply.
  */
-@Disabled("LeaseWatchdog.endRound sets the next round a renewal interval after a late round's last reply: a hold "
-        + "taken just before a round whose reply is two intervals late is reported lost at the end of the lease "
-        + "that round gave it")
 @Timeout(60)
 @Tag("jdk-independent")
 @Tag("redis-version-independent")

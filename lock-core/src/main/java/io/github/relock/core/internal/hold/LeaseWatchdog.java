@@ -176,6 +176,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /** After a round: what ended is reported, and the next round is set, sooner if this one failed. */
     private void endRound(boolean renewed) {
+        Round ended = round;
         round = null;
         if (next != null) {
             next.cancel(false); // the check of the round just ended
@@ -189,7 +190,13 @@ public final class LeaseWatchdog implements AutoCloseable {
             log.error("Lock lease renewal round failed; retrying", ex);
             renewed = false;
         }
-        later(this::startRound, renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP));
+        long wait = renewed ? intervalNanos : Math.max(MIN_RETRY_NANOS, intervalNanos / RETRY_SPEED_UP);
+        if (ended != null) {
+            // rounds keep their beat: one whose replies came late is followed one interval after it was sent, not
+            // after its last reply, since the leases it gave run from when it was sent
+            wait = Math.min(wait, Math.max(0, ended.lateAt - System.nanoTime()));
+        }
+        later(this::startRound, wait);
     }
 
     /**
