@@ -53,7 +53,7 @@ public final class Acquisition {
      * Re-enters the caller's live hold in this client alone, if a round trip would change nothing in Redis
      * (see {@link Hold#coversReentry}).
      *
-     * @return whether it did; if not, {@link #attempt} decides
+     * @return whether it did; if not, {@link #attemptAsync} decides
      */
     public boolean reenterLocally(Holder holder, long leaseMillis, boolean watchdog) {
         context.openCheck().run();
