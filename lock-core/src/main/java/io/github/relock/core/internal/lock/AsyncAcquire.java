@@ -143,7 +143,8 @@ public final class AsyncAcquire<T> {
             }
         }
         if (result.isDone()) {
-            end(false).whenComplete((unused, failure) -> settled.complete(null)); // its caller completed or cancelled it
+            end(false); // its caller completed or cancelled it
+            settled.complete(null); // no attempt is under way: what the undoing sends changes no hold of the caller
             return false;
         }
         try {
