@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,8 @@ import io.github.relock.test.RedisServer;
  * caller gets through, and nothing is left locked.
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ShortLeaseMultiLockContentionTest {
 
     private static final int NAMES = 4;

@@ -15,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.LockOwner;
@@ -27,6 +28,8 @@ import io.github.relock.test.RedisServer;
  * attempt never holds the lock, blocking callers never overlap, and nothing is left locked at the end.
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class RandomCancelsLeaveNothingLockedTest {
 
     @ParameterizedTest

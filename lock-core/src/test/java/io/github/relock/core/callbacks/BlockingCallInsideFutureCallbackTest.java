@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,8 @@ import io.github.relock.test.RedisServer;
  * by its deadline, and a release made there really releases.
  */
 @Timeout(180)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class BlockingCallInsideFutureCallbackTest {
 
     /** A callback's outcome, how long it took and the thread it ran on. */

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,8 @@ import io.github.relock.test.RedisServer;
  * releases it, not only when the holder's lease ends.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class LockInsideLossListenerTest {
 
     @Test

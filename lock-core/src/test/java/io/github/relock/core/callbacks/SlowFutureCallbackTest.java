@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,8 @@ import io.github.relock.test.RedisServer;
  * so no other process can take it meanwhile.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class SlowFutureCallbackTest {
 
     @Test

@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.LockOwner;
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServer;
  * the client outlives it, and nothing stays locked past the longest lease taken.
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CloseMidContentionTest {
 
     @RepeatedTest(4)

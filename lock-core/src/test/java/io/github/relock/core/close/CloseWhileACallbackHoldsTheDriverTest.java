@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,8 @@ import io.github.relock.test.RedisServer;
  * completed) returns promptly and leaves no thread of the client, even though the callback goes on.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CloseWhileACallbackHoldsTheDriverTest {
 
     @Test

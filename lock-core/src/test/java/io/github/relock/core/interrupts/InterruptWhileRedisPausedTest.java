@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,6 +19,8 @@ import io.github.relock.test.RedisServer;
  * bound a Redis restart is held to); nothing stays locked once Redis answers.
  */
 @Timeout(90)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class InterruptWhileRedisPausedTest {
 
     @Test

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.RedisLockClient;
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServer;
  * inside, fencing tokens grow, the idiom never throws, and nothing is left locked at the end.
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class RandomInterruptsKeepExclusionTest {
 
     @ParameterizedTest

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,8 @@ import io.github.relock.test.RedisServer;
  * fail, and at the end nothing is locked and the client lists no hold.
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class OneOwnerOnManyThreadsTest {
 
     @Test

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServer;
  * a lost wake-up would leave it asleep for the whole lease.
  */
 @Timeout(300)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ReleaseWakesASleepingWaiterTest {
 
     private static final long LEASE_SECONDS = 20;

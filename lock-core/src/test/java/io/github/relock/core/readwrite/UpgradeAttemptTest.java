@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -16,6 +17,8 @@ import io.github.relock.test.RedisServer;
  * leaves the lock as it was: its read hold stays, and once it releases nothing is locked.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class UpgradeAttemptTest {
 
     @Test

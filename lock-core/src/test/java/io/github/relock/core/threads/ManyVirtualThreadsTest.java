@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import io.github.relock.test.RedisServer;
  * its own beyond its two.
  */
 @Timeout(180)
+@Tag("redis-version-independent")
 class ManyVirtualThreadsTest {
 
     private static final int CALLERS = 1_000;

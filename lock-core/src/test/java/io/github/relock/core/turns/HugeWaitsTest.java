@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,8 @@ import io.github.relock.test.RedisServer;
  * release like any other, rather than give up at once or spin on an overflowed deadline.
  */
 @Timeout(60)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class HugeWaitsTest {
 
     @Test

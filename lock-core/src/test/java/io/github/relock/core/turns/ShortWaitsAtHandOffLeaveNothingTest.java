@@ -13,6 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.RedisLockClient;
@@ -25,6 +26,8 @@ import io.github.relock.test.RedisServer;
  * nothing, so at the end nothing is locked (a lock handed to nobody would stay for its 60 s lease).
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ShortWaitsAtHandOffLeaveNothingTest {
 
     @ParameterizedTest

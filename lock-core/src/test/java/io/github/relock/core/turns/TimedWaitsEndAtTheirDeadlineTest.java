@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,8 @@ import io.github.relock.test.RedisServer;
  * with false near its deadline, neither early nor much late.
  */
 @Timeout(120)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class TimedWaitsEndAtTheirDeadlineTest {
 
     @Test
