@@ -42,7 +42,7 @@ class RandomInterruptsKeepExclusionTest {
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
             AtomicInteger sections = new AtomicInteger();
             AtomicInteger interruptedCalls = new AtomicInteger();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < 6; t++) {
                 RedisLockClient client = t % 2 == 0 ? a : b;

@@ -40,7 +40,7 @@ class ShortWaitsAtHandOffLeaveNothingTest {
             AtomicLong lastToken = new AtomicLong();
             AtomicInteger sections = new AtomicInteger();
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 Thread thread = new Thread(() -> {
