@@ -1,7 +1,8 @@
--- Hand the caller's last hold to a waiting owner of the same client, or free the lock for other clients.
+-- Hand the caller's last hold to a waiting owner of the same client, or, once the client's turn is used up and
+-- another client is in line, give the lock to the line and put the caller's client at its back.
 -- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] its fencing token   ARGV[3] new owner id   ARGV[4] new owner's lease in ms
--- ARGV[5] release channel   ARGV[6] 0 hand off; 1 free it instead if another client waits; 2 free it anyway
+-- ARGV[5] release channel   ARGV[6] 1 if the client's turn is used up, else 0
 -- ARGV[7] how long the fencing counter is kept, in ms
 -- KEYS[3] the lock's turns (turns.lua)   ARGV[8] how long a freed lock is kept for a turn, in ms
 -- Returns the new owner's fencing token (> 0), 0 when freed and announced, -1 when the caller does not hold it.
@@ -29,16 +30,22 @@ end
 if tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0) ~= 1 then
   return -1  -- only the last hold moves; anything else is not the state the caller knows
 end
--- the local streak is used up: give other clients their turn, but only if one waits (in line, or subscribed)
-local free = ARGV[6] == '2' or (ARGV[6] == '1' and (queue or redis.call('pubsub', 'numsub', ARGV[5])[2] > 1))
+-- the client's turn is used up: if another client is in line, the lock is kept for the first of the line, and
+-- this client, whose threads still wait, goes to the back of it
+local free = false
+local client = turn_client(ARGV[1])
+if ARGV[6] == '1' and queue then
+  local at = turn_at(queue, client)
+  if at then
+    queue = string.sub(queue, 1, at - 1) .. string.sub(queue, at + #client)
+  end
+  free = queue ~= ''
+end
 if free then
   redis.call('del', KEYS[1])
   redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[7])
-  if queue then
-    turn_announce(KEYS[3], queue, ARGV[5], ARGV[8])
-  else
-    announce(ARGV[5], ARGV[1])
-  end
+  redis.call('set', KEYS[3], queue .. client, 'px', ARGV[8])
+  announce(ARGV[5], '+' .. queue .. client)
   return 0
 end
 -- in before out: the hash never vanishes midway (in a migrating Cluster slot it would stop being local),

@@ -153,14 +153,15 @@ public final class LockCommands {
 
     /**
      * Moves the caller's last hold to {@code newOwner} with a new fencing token and {@code leaseMillis}, in
-     * one step; with {@code othersFirst}, frees and announces it instead when another client may wait
-     * (always on a cluster, where a node does not see every subscriber). Safe to send again.
+     * one step; with {@code turnUsedUp}, gives the lock to the next client in the lock's line instead, if
+     * another client is in it, and puts the caller's client at the back (transfer.lua). Safe to send again.
      *
-     * @return the new owner's fencing token, 0 if freed instead, -1 if the caller no longer holds this hold
+     * @return the new owner's fencing token, 0 if it went to the line instead, -1 if the caller no longer holds
+     *         this hold
      */
     public CompletableFuture<Long> transfer(KeyNames keys, String ownerId, long fencingToken, String newOwner,
-            long leaseMillis, boolean othersFirst) {
-        int mode = othersFirst ? (Boolean.FALSE.equals(runner.cluster()) ? 1 : 2) : 0;
+            long leaseMillis, boolean turnUsedUp) {
+        int mode = turnUsedUp ? 1 : 0;
         return runner.evalAsync(LuaScript.TRANSFER, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
                 Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(mode), fenceRetention, TURN);

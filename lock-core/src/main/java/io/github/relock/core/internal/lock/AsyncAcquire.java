@@ -149,11 +149,6 @@ public final class AsyncAcquire<T> {
         }
         try {
             context.openCheck().run();
-            long stepBack = Math.min(context.subscriptions().stepBackNanos(keys.channel()), deadline - System.nanoTime());
-            if (stepBack > 0) {
-                later(stepBack); // this client just freed the lock for another one: leave it alone a moment
-                return false;
-            }
             JoinWithin join = joining;
             boolean joinFailed = false;
             if (waiter == null && join != null && !join.pending()) {

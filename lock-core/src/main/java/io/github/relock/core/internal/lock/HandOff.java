@@ -6,14 +6,14 @@ import java.util.concurrent.CompletableFuture;
 import io.github.relock.core.internal.command.LockCommands;
 import io.github.relock.core.internal.hold.Hold;
 import io.github.relock.core.internal.kind.LockKeys;
-import io.github.relock.core.internal.wait.HandOffStreak;
+import io.github.relock.core.internal.wait.ClientTurn;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
 
 /**
  * The local hand-off: a last release gives the lock straight to a thread of this client asleep on it, in
  * one script call, with nothing announced, so the other clients' waiters are not woken for nothing. Once
- * the streak is used up the same call frees the lock instead if another client waits, and this client
- * steps back.
+ * this client's turn is used up ({@link ClientTurn}) the same call gives the lock to the next client in the
+ * lock's line instead, if one is in it, and puts this client at the back.
  */
 public final class HandOff {
 
@@ -21,7 +21,7 @@ public final class HandOff {
     enum Outcome {
         /** Nobody here was asleep, or Redis refused the move: release as usual. */
         NOT_TRIED,
-        /** The hold moved to a local waiter, or was freed for other clients. */
+        /** The hold moved to a local waiter, or went to the next client in line. */
         DONE,
         /** The releasing hold was no longer in Redis. */
         LOST
@@ -35,10 +35,10 @@ public final class HandOff {
     interface Transfer {
 
         /**
-         * @return the waiter's fencing token, 0 if freed for other clients instead, -1 if {@code hold} was no
+         * @return the waiter's fencing token, 0 if it went to the next client in line instead, -1 if {@code hold} was no
          *         longer in Redis, {@link #TRANSFER_REFUSED} if nothing changed
          */
-        CompletableFuture<Long> transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst);
+        CompletableFuture<Long> transfer(Hold hold, ReleaseWaiter.Candidate to, boolean turnUsedUp);
     }
 
     private final LockKeys keys;
@@ -58,11 +58,11 @@ public final class HandOff {
             return CompletableFuture.completedFuture(Outcome.NOT_TRIED);
         }
         ReleaseWaiter.Candidate to = Objects.requireNonNull(next.candidate());
-        HandOffStreak streak = next.streak();
+        ClientTurn turn = next.turn();
         long now = System.nanoTime();
         CompletableFuture<Long> sent;
         try {
-            sent = releases.transfer(hold, to, streak.usedUp(now));
+            sent = releases.transfer(hold, to, turn.usedUp(now));
         }
         catch (RuntimeException | Error ex) {
             sent = CompletableFuture.failedFuture(ex);
@@ -72,11 +72,11 @@ public final class HandOff {
                 next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
                 throw Waits.rethrown(failure);
             }
-            return handedOn(token, next, to, streak, now);
+            return handedOn(token, next, to, turn, now);
         });
     }
 
-    private Outcome handedOn(long token, ReleaseWaiter next, ReleaseWaiter.Candidate to, HandOffStreak streak, long now) {
+    private Outcome handedOn(long token, ReleaseWaiter next, ReleaseWaiter.Candidate to, ClientTurn turn, long now) {
         if (token == TRANSFER_REFUSED) {
             next.decline();
             return Outcome.NOT_TRIED; // nothing changed (e.g. over maxmemory, where a plain release still works)
@@ -86,15 +86,15 @@ public final class HandOff {
             return Outcome.LOST;
         }
         if (token == 0) {
-            streak.freedForOthers(now);
-            next.decline(); // it looks again once the step-back is over
+            turn.ended();
+            next.decline(); // it finds the lock kept for the line, with this client in it, and waits for its turn
             return Outcome.DONE;
         }
         // registered (and renewed, without a lease of its own) before the new owner wakes
         Hold handed = new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis(), now);
         handed.maxHold(now, to.maxHoldNanos());
         context.holds().put(handed);
-        streak.handedOff(now);
+        turn.handedOff(now);
         next.grant();
         return Outcome.DONE;
     }

@@ -151,9 +151,9 @@ public final class Releases {
      * Moves the last hold to {@code to}; see {@link LockCommands#transfer}. {@link HandOff#TRANSFER_REFUSED} if the
      * first attempt was refused outright, which happens before any write (transfer.lua writes in before out).
      */
-    CompletableFuture<Long> transfer(Hold hold, ReleaseWaiter.Candidate to, boolean othersFirst) {
+    CompletableFuture<Long> transfer(Hold hold, ReleaseWaiter.Candidate to, boolean turnUsedUp) {
         return resend(() -> context.commands().transfer(keys, hold.ownerId(), hold.fencingToken(), to.ownerId(),
-                to.leaseMillis(), othersFirst), HandOff.TRANSFER_REFUSED);
+                to.leaseMillis(), turnUsedUp), HandOff.TRANSFER_REFUSED);
     }
 
     /**

@@ -33,11 +33,6 @@ final class Announcements {
         queue.cancelLook(); // a look scheduled after an earlier announcement is moot: this one says what to do
         TurnMessage turn = queue.wakeUp() == WakeUp.ONE && !ownClient.isEmpty() ? TurnMessage.of(message, ownClient)
                 : TurnMessage.OPEN;
-        // while this client steps back, the waiter its hand-off declined looks soon, or passes the wake-up on; a
-        // lock kept for this client is taken now, or the others wait for the turn to lapse
-        if (turn != TurnMessage.MINE && queue.streak.stepBackNanos(System.nanoTime()) != 0) {
-            return;
-        }
         switch (turn) {
             case OPEN -> queue.released(message);
             case MINE, NOT_IN_LINE -> queue.wakeOne();

@@ -151,7 +151,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
 
     private ReleaseWaiter admit(WaiterQueue queue, boolean behindOthers, ReleaseWaiter.@Nullable Candidate candidate,
             String name, Runnable onWake) {
-        ReleaseWaiter waiter = new ReleaseWaiter(queue.streak,
+        ReleaseWaiter waiter = new ReleaseWaiter(queue.turn,
                 (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, behindOthers, name,
                 onWake);
         queue.add(waiter);
@@ -175,15 +175,6 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     public @Nullable ReleaseWaiter reserveSleeper(String channelName) {
         WaiterQueue queue = queues.get(channelName);
         return queue == null ? null : queue.reserveSleeper();
-    }
-
-    /**
-     * How long this client's threads should leave the lock alone because a hand-off just freed it for
-     * another client (0 almost always).
-     */
-    public long stepBackNanos(String channelName) {
-        WaiterQueue queue = queues.get(channelName);
-        return queue == null ? 0 : queue.streak.stepBackNanos(System.nanoTime());
     }
 
     @Override

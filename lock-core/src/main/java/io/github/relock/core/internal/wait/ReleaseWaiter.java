@@ -32,7 +32,7 @@ public final class ReleaseWaiter implements AutoCloseable {
         void left(ReleaseWaiter waiter, boolean unusedWakeUp);
     }
 
-    private final HandOffStreak streak;
+    private final ClientTurn turn;
     private final Departure departure;
     private final @Nullable Candidate candidate;
     private final boolean behindOthers;
@@ -43,11 +43,11 @@ public final class ReleaseWaiter implements AutoCloseable {
     private final AtomicInteger state = new AtomicInteger(AWAKE);
 
     /**
-     * @param streak    the hand-off streak of the lock waited for
+     * @param turn      this client's turn on the lock waited for
      */
-    ReleaseWaiter(HandOffStreak streak, Departure departure, @Nullable Candidate candidate,
+    ReleaseWaiter(ClientTurn turn, Departure departure, @Nullable Candidate candidate,
             boolean behindOthers, String name, Runnable onWake) {
-        this.streak = streak;
+        this.turn = turn;
         this.onWake = onWake;
         this.name = name;
         this.departure = departure;
@@ -69,8 +69,9 @@ public final class ReleaseWaiter implements AutoCloseable {
         return candidate;
     }
 
-    public HandOffStreak streak() {
-        return streak;
+    /** This client's turn on the lock waited for, which a hand-off to this waiter counts in. */
+    public ClientTurn turn() {
+        return turn;
     }
 
     /** Call before each attempt to take the lock. */

@@ -9,7 +9,7 @@ package io.github.relock.core.internal.wait;
 enum TurnMessage {
     /** A release for whoever comes first: wake a waiter. */
     OPEN,
-    /** The lock is kept for this client: wake a waiter, even while stepping back. */
+    /** The lock is kept for this client: wake a waiter. */
     MINE,
     /** The lock is kept for another client: look only once that turn has lapsed, in case that client never comes. */
     OTHERS_TURN,

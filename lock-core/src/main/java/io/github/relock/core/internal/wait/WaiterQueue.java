@@ -20,7 +20,7 @@ final class WaiterQueue {
 
     final String channel;
     private final WakeUp wakeUp;
-    final HandOffStreak streak = new HandOffStreak();
+    final ClientTurn turn = new ClientTurn();
     private final Queue<ReleaseWaiter> waiters = new ConcurrentLinkedQueue<>();
     /** Joiners count in under {@link #lock}, from the start of their join; a waiter leaves without it. */
     private final AtomicInteger members = new AtomicInteger();
@@ -133,14 +133,14 @@ final class WaiterQueue {
         waiters.forEach(ReleaseWaiter::wakeForShutdown);
     }
 
-    /** A waiter asleep on this lock, reserved for a hand-off, or null; none resets the hand-off streak. */
+    /** A waiter asleep on this lock, reserved for a hand-off, or null; none ends the client's turn. */
     @Nullable ReleaseWaiter reserveSleeper() {
         for (ReleaseWaiter waiter : waiters) {
             if (waiter.offer()) {
                 return waiter;
             }
         }
-        streak.reset();
+        turn.ended();
         return null;
     }
 }

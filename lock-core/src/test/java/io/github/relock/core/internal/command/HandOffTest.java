@@ -239,6 +239,61 @@ class HandOffTest {
         assertThat(waiter.isAlive()).isFalse();
     }
 
+    /**
+     * Who goes next is the lock's line: once a client's turn is used up, its hand-off gives the lock to the first
+     * other client in line (kept for it, named in the announcement) and puts the releasing client at the back;
+     * with nobody else in line the hold moves on inside the client, whoever else listens on the channel.
+     */
+    @Test
+    void aUsedUpTurnGivesTheLockToTheLineAndPutsTheClientAtItsBack() throws InterruptedException {
+        LockCommands commands = new LockCommands(redis.connectionFactory());
+        LockKeys keys = LockKeys.of("lock:", "turn-" + System.nanoTime());
+        String line = keys.lock() + ":turn";
+
+        long token = commands.acquire(keys, "a:1", 10_000, 0).join().value();
+        redis.commands().psetex(line, 10_000, "b:a:c:");
+        io.lettuce.core.RedisClient listening = io.lettuce.core.RedisClient.create(redis.uri());
+        try (var listener = listening.connectPubSub()) {
+            java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+            listener.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String message) {
+                    heard.add(message);
+                }
+            });
+            listener.sync().subscribe(keys.channel());
+            assertThat(commands.transfer(keys, "a:1", token, "a:2", 10_000, true).join()).as("went to the line")
+                    .isZero();
+            // kept for the first in line for one turn (and gone once that turn lapses)
+            assertThat(redis.commands().pttl(line)).isLessThanOrEqualTo(LockCommands.TURN_MILLIS);
+            assertThat(heard.poll(5, TimeUnit.SECONDS)).as("b named first, a moved to the back").isEqualTo("+b:c:a:");
+        }
+        finally {
+            listening.shutdown();
+        }
+        assertThat(redis.commands().exists(keys.lock())).as("held by nobody meanwhile").isZero();
+
+        // the line holds only the releasing client: the hold moves on inside it
+        redis.commands().del(line);
+        token = commands.acquire(keys, "a:1", 10_000, 0).join().value();
+        redis.commands().psetex(line, 10_000, "a:");
+        assertThat(commands.transfer(keys, "a:1", token, "a:2", 10_000, true).join()).isGreaterThan(token);
+        assertThat(redis.commands().hgetall(keys.lock())).isEqualTo(Map.of("a:2", "1"));
+
+        // nobody in line: a turn used up changes nothing, whoever else listens on the release channel
+        redis.commands().del(line, keys.lock());
+        token = commands.acquire(keys, "a:1", 10_000, 0).join().value();
+        listening = io.lettuce.core.RedisClient.create(redis.uri());
+        try (var listener = listening.connectPubSub()) {
+            listener.sync().subscribe(keys.channel());
+            assertThat(commands.transfer(keys, "a:1", token, "a:2", 10_000, true).join()).isGreaterThan(token);
+        }
+        finally {
+            listening.shutdown();
+        }
+        assertThat(redis.commands().hgetall(keys.lock())).isEqualTo(Map.of("a:2", "1"));
+    }
+
     /** Control: a transfer without its checks, sent twice, moves twice (new token) and counts the new owner twice. */
     @Test
     void aRetriedTransferNeverAppliesTwice() {
@@ -410,9 +465,9 @@ class HandOffTest {
 
     /**
      * Fairness: two clients of four threads each on one key. Hand-offs keep the lock inside one client
-     * for a bounded streak, so each client keeps getting it: the longest gap between two acquisitions by
-     * the same client stays short, and so does the longest wait. Control: a transfer that never frees
-     * the lock for the other client starves it.
+     * for one turn, then it goes to the other client in line, so each client keeps getting it: the longest
+     * gap between two acquisitions by the same client stays short, and so does the longest wait. Control: a
+     * transfer that never lets the line go first starves the other client.
      */
     @Test
     void neitherOfTwoContendingClientsIsStarved() throws Exception {
