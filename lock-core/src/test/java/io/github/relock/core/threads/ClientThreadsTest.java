@@ -57,6 +57,29 @@ class ClientThreadsTest {
     }
 
     /**
+     * The asynchronous API's futures complete on the JVM's common pool and start no thread per call, also where
+     * that pool has a single worker (two cores or fewer, as here and on CI), where {@code CompletableFuture}'s
+     * own {@code *Async} methods would start one thread per completion.
+     */
+    @Test
+    void asynchronousCallsStartNoThreadPerCall() throws Exception {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        try (RedisLockClient client = RedisLockClient.builder(redis.connectionFactory()).build()) {
+            ReentrantDistributedLock lock = client.getLock("threads:async-calls");
+            LockOwner owner = client.newOwner();
+            lock.lockAsync(owner).get(10, TimeUnit.SECONDS); // warm: the pool's worker, the client's threads
+            lock.unlockAsync(owner).get(10, TimeUnit.SECONDS);
+            long before = threads.getTotalStartedThreadCount();
+            for (int i = 0; i < 200; i++) {
+                lock.lockAsync(owner).get(10, TimeUnit.SECONDS);
+                lock.unlockAsync(owner).get(10, TimeUnit.SECONDS);
+            }
+            assertThat(threads.getTotalStartedThreadCount() - before).as("threads started by 400 asynchronous calls")
+                    .isLessThan(20);
+        }
+    }
+
+    /**
      * On a Redis Cluster, a slot move while threads wait has the client subscribe their release channel again on the
      * slot's new owner: that look runs on the scheduler, not a thread of its own, and the waiters still hear the
      * release.

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +24,8 @@ public final class AsyncCalls {
     /**
      * Where the futures this returns complete: not on the driver's thread that read the reply, which serves every
      * reply of the client's connection (a callback that blocks there, or waits for a lock, would hold up renewals).
+     * Always handed to the pool's {@code execute}: {@code CompletableFuture}'s own {@code *Async} methods start a
+     * new thread per task instead where the common pool has fewer than two workers (two cores or fewer).
      */
     private static final Executor COMPLETIONS = ForkJoinPool.commonPool();
 
@@ -77,18 +80,28 @@ public final class AsyncCalls {
         return new AsyncAcquire<>(keys, context, request, waitNanos).start().result();
     }
 
+    /** Runs {@code completion} on {@link #COMPLETIONS}; on the calling thread if the pool refuses it. */
+    private static void complete(Runnable completion) {
+        try {
+            COMPLETIONS.execute(completion);
+        }
+        catch (RejectedExecutionException ex) {
+            completion.run();
+        }
+    }
+
     /** Gives back one hold; the result fails as {@code unlock()} would throw. Cancelling it changes nothing. */
     public CompletableFuture<Void> unlock() {
         context.openCheck().run();
         CompletableFuture<Void> result = new CompletableFuture<>();
-        new Releases(keys, context).unlockAsync(holder).whenCompleteAsync((unused, failure) -> {
+        new Releases(keys, context).unlockAsync(holder).whenComplete((unused, failure) -> complete(() -> {
             if (failure != null) {
                 result.completeExceptionally(Waits.unwrapped(failure));
             }
             else {
                 result.complete(null);
             }
-        }, COMPLETIONS);
+        }));
         return result;
     }
 }
