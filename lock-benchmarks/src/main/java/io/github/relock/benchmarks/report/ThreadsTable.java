@@ -16,15 +16,17 @@ final class ThreadsTable {
         out.append("Threads per client (one new client holds a lock with no lease through a renewal round, makes "
                 + "asynchronous calls and has a waiter woken by a release; every thread that appears meanwhile, by "
                 + "name, with client ids written ID and counters N):\n\n");
-        out.append("| library | threads beyond Lettuce's | by name | Lettuce's (lettuce-*) | alive 2 s after close |\n");
-        out.append("|---|---:|---|---:|---:|\n");
+        out.append("| library | threads beyond Lettuce's | by name | Lettuce's (lettuce-*) | JVM common pool "
+                + "(shared) | alive 2 s after close |\n");
+        out.append("|---|---:|---|---:|---:|---:|\n");
         for (ThreadsResult r : rows) {
             if (!r.ran()) {
-                out.append("| ").append(r.library()).append(" | - | ").append(r.note()).append(" | - | - |\n");
+                out.append("| ").append(r.library()).append(" | - | ").append(r.note()).append(" | - | - | - |\n");
                 continue;
             }
             out.append("| ").append(r.library()).append(" | ").append(r.ownCount()).append(" | ")
-                    .append(byName(r)).append(" | ").append(r.lettuce()).append(" | ").append(r.leftAfterClose())
+                    .append(byName(r)).append(" | ").append(r.lettuce()).append(" | ").append(r.commonPool()).append(" | ")
+                    .append(r.leftAfterClose())
                     .append(" |\n");
         }
         out.append('\n');

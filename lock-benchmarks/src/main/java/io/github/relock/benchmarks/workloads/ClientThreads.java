@@ -17,8 +17,9 @@ import io.github.relock.benchmarks.report.ThreadsResult;
 /**
  * Threads per client: the threads of this JVM that appear while one new client of a library holds a lock with no
  * lease through a renewal round, makes asynchronous calls, and has a waiter woken by a release, split into Lettuce's
- * ({@code lettuce-} names) and the client's own, by name. Nothing else runs meanwhile, so every new thread is the
- * client's; those still alive 2 s after {@code close()} are counted too.
+ * ({@code lettuce-} names), the JVM's common pool's (shared by all of the JVM, where a library may complete its
+ * futures) and the client's own, by name. Nothing else runs meanwhile, so every new thread is started for the
+ * client; those of Lettuce and the client still alive 2 s after {@code close()} are counted too.
  */
 public final class ClientThreads {
 
@@ -27,6 +28,8 @@ public final class ClientThreads {
     private static final Pattern UUID = Pattern.compile(
             "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(-[0-9a-f]+(?![0-9a-zA-Z]))?");
     private static final Pattern NUMBERS = Pattern.compile("\\d+");
+    /** The JVM's {@code ForkJoinPool.commonPool()}: shared by the whole JVM, and its workers idle out after a minute. */
+    private static final String COMMON_POOL = "ForkJoinPool.commonPool-worker-";
 
     public ThreadsResult run(LockLibrary library, RunContext context) {
         if (!library.hasAsyncLocks()) {
@@ -37,6 +40,7 @@ public final class ClientThreads {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         Map<String, Integer> own;
         int lettuce;
+        int shared;
         try (LockClient client = library.connect(context.target(), WATCHDOG_TIMEOUT)) {
             BenchLock renewed = client.lock(names + "-renewed");
             renewed.lock();
@@ -58,7 +62,10 @@ public final class ClientThreads {
                     .forEach(t -> started.merge(shape(t.getName()), 1, Integer::sum));
             lettuce = started.entrySet().stream().filter(e -> e.getKey().startsWith("lettuce-"))
                     .mapToInt(Map.Entry::getValue).sum();
+            shared = started.entrySet().stream().filter(e -> e.getKey().startsWith(COMMON_POOL))
+                    .mapToInt(Map.Entry::getValue).sum();
             own = started.entrySet().stream().filter(e -> !e.getKey().startsWith("lettuce-"))
+                    .filter(e -> !e.getKey().startsWith(COMMON_POOL))
                     .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Integer::sum, TreeMap::new));
         }
         catch (InterruptedException ex) {
@@ -74,8 +81,9 @@ public final class ClientThreads {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
-        int left = (int) Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t)).count();
-        return new ThreadsResult(library.id(), own, lettuce, left, "");
+        int left = (int) Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t))
+                .filter(t -> !t.getName().startsWith(COMMON_POOL)).count();
+        return new ThreadsResult(library.id(), own, lettuce, shared, left, "");
     }
 
     /** A thread's name with client ids written ID and counters N, so that a client's threads group by what they are. */

@@ -64,7 +64,7 @@ class TargetsTableTest {
         report.add(new CallersResult("relock reactive", 10_000, 2000, 1, 1, 20, 4, 1, 2, 0, ""));
         report.add(new CallersResult("redisson reactive", 10_000, 1000, 1, 1, 60, 40, 1, 2, 0, ""));
         report.add(new ScaleResult("relock", 100_000, 501, 300, 250, List.of(), 1, 1, 0, 1, 1, 1, ""));
-        report.add(new ThreadsResult("relock", Map.of("relock-scheduler-ID", 1, "relock-events-ID", 1), 3, 0, ""));
+        report.add(new ThreadsResult("relock", Map.of("relock-scheduler-ID", 1, "relock-events-ID", 1), 3, 1, 0, ""));
 
         String table = render(report);
 
