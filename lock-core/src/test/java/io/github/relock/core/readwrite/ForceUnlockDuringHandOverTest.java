@@ -50,7 +50,7 @@ class ForceUnlockDuringHandOverTest {
                     }
                 });
                 reader.start();
-                Thread.sleep(300);
+                HandOverToAWaiterThatLeavesTest.awaitWaiting(server, held.writeLock().getKey(), name);
                 Thread unlocker = new Thread(() -> held.writeLock().unlock());
                 unlocker.start();
                 Thread.sleep(round % 3);
