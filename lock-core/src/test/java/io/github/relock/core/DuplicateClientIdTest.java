@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,6 +18,7 @@ import io.github.relock.test.RedisServerExtension;
  * only ever recognise a command of the very same client instance.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class DuplicateClientIdTest {
 
     @RegisterExtension

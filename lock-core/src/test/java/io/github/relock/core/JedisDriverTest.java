@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.RedisConnectionFailureException;
@@ -31,6 +32,7 @@ import io.github.relock.test.RedisServer;
  * the first waiter's subscribe, never a silent fallback. Also when lettuce-core is not on the class path.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class JedisDriverTest {
 
     private RedisServer server;

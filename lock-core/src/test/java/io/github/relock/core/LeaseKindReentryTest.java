@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServerExtension;
  * hold, and a watchdog re-entry hands the hold to the watchdog. {@code heldLocks()} tells the truth.
  */
 @Timeout(30)
+@Tag("jdk-independent")
 class LeaseKindReentryTest {
 
     static final Duration WATCHDOG = Duration.ofMillis(600);

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** A watchdog hold lasts until released; a maximum hold time bounds it for work that never ends. */
 @Timeout(30)
+@Tag("redis-version-independent")
 class MaxHoldTest {
 
     static final Duration WATCHDOG = Duration.ofMillis(600);

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -18,6 +19,7 @@ import io.github.relock.test.RedisServer;
  * it must not run on the connection the application shares for everything else.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReplicaAckIsolationTest {
 
     static final Duration ACK_TIMEOUT = Duration.ofMillis(1_000);

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServer;
  * skipped the WAIT yet was counted as acknowledged.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReplicaAcknowledgedLeaseTest {
 
     private static final Duration WATCHDOG = Duration.ofSeconds(6); // renewal every 2 s

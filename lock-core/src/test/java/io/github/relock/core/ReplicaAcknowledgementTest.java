@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -20,6 +21,7 @@ import io.github.relock.test.RedisServer;
  * re-entry that lengthens the lease. What no replica acknowledged counts as not taken (fail closed).
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReplicaAcknowledgementTest {
 
     @Test

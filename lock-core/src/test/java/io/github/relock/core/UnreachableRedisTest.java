@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -16,6 +17,7 @@ import io.github.relock.test.RedisServer;
 
 /** No Redis means a clear exception within the command timeout, never a hang or a silent success. */
 @Timeout(60)
+@Tag("redis-version-independent")
 class UnreachableRedisTest {
 
     static final Duration COMMAND_TIMEOUT = Duration.ofMillis(500);

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServerExtension;
  * successful renewal is reported lost, even when Redis could not be asked.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class WatchdogFailureTest {
 
     static final Duration TIMEOUT = Duration.ofMillis(600);

@@ -24,6 +24,7 @@ import io.github.relock.core.MultiLock;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServerExtension;
+import io.github.relock.test.TestScale;
 
 /**
  * A multi-lock is all or none under pressure: overlapping multi-locks of several clients never share a lock, a
@@ -59,7 +60,8 @@ class MultiLockAttackTest {
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger rounds = new AtomicInteger();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        // 4 s of contention (a quarter of that in the runs on another server or JDK)
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TestScale.of(4_000));
         for (int w = 0; w < 8; w++) {
             String[] names = sets[w % sets.length];
             RedisLockClient mine = w % 2 == 0 ? client : other;

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServerExtension;
  * a listener that blocks on it hold up neither the renewal of the client's other holds nor its other calls.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class DirectListenerExecutorTest {
 
     @RegisterExtension

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import io.github.relock.test.RedisServerExtension;
  * owner's thread, so a listener that blocks does not hold up the owner's call.
  */
 @Timeout(30)
+@Tag("redis-version-independent")
 class LossToldOnListenerThreadTest {
 
     @RegisterExtension

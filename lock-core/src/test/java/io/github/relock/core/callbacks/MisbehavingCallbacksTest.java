@@ -27,6 +27,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class MisbehavingCallbacksTest {
 
     @RegisterExtension

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,7 @@ import io.github.relock.test.RedisServer;
  * and the client's threads end soon after, with no renewal left running.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class CloseFromACallbackTest {
 
     @Test

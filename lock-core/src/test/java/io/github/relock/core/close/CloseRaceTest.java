@@ -30,6 +30,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 @Timeout(90)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CloseRaceTest {
 
     @RegisterExtension

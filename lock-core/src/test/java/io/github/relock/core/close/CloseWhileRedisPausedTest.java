@@ -24,6 +24,7 @@ import io.github.relock.test.RedisServer;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CloseWhileRedisPausedTest {
 
     @Test

@@ -34,6 +34,7 @@ import io.github.relock.test.RedisServerExtension;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CloseWhileSubscribingTest {
 
     @RegisterExtension

@@ -28,6 +28,7 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 @Timeout(120)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ManyClientsTest {
 
     @RegisterExtension

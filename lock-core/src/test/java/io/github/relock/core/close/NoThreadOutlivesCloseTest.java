@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,7 @@ import io.github.relock.test.RedisServer;
  * counts itself terminated just before its thread exits, so close() joins the threads themselves.
  */
 @Timeout(120)
+@Tag("redis-version-independent")
 class NoThreadOutlivesCloseTest {
 
     private static final int CLIENTS = 60;

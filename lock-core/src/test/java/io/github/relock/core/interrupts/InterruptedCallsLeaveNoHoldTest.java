@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServer;
  * outcome matches what Redis holds, an interrupted unlock() still releases, and the interrupt status is kept.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class InterruptedCallsLeaveNoHoldTest {
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,8 @@ import io.github.relock.test.RedisServer;
  * it cannot hear of the loss before that.
  */
 @Timeout(90)
+@Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CutOffOwnerViewTest {
 
     static final Duration WATCHDOG = Duration.ofMillis(1500);

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import io.github.relock.test.RedisServerExtension;
  * token is handed out for it, and {@code heldLocks()} leaves it out, as {@code isHeldByCurrentThread()} does.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class EndedLeaseViewTest {
 
     @RegisterExtension

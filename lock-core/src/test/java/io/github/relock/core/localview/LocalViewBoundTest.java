@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import io.github.relock.test.RedisServerExtension;
  * wait budget and leaves no lock behind when it gives up; interrupted threads follow the JDK's Lock contract.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class LocalViewBoundTest {
 
     @RegisterExtension

@@ -32,6 +32,7 @@ import io.github.relock.test.TestScale;
  */
 @Timeout(300)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class SharedOwnerTest {
 
     @RegisterExtension

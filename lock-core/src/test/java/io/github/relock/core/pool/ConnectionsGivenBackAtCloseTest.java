@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -22,6 +23,7 @@ import io.github.relock.test.RedisServer;
  * while renewals, asynchronous calls and waiters are on their way: the pool can lend all of them again.
  */
 @Timeout(120)
+@Tag("redis-version-independent")
 class ConnectionsGivenBackAtCloseTest {
 
     private static final int POOL = 3;

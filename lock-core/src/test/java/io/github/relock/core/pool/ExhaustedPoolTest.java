@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -24,6 +25,7 @@ import io.github.relock.test.RedisServer;
  * connection): the call fails with relock's own exception, never the pool's.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class ExhaustedPoolTest {
 
     @Test

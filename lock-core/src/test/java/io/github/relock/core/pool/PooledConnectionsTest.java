@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -21,6 +22,7 @@ import io.github.relock.test.RedisServer;
  * borrows it and gives it back, so renewal rounds of several batches, and lock calls made meanwhile, keep going.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class PooledConnectionsTest {
 
     /** More holds than one renewal call takes, so that a round sends two batches. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,6 +19,7 @@ import io.github.relock.test.RedisServer;
  * lock holds it in Redis, so a writer of another client is kept out for as long as the reader holds it.
  */
 @Timeout(120)
+@Tag("jdk-independent")
 class ForceUnlockDuringHandOverTest {
 
     @Test
@@ -50,7 +52,7 @@ class ForceUnlockDuringHandOverTest {
                     }
                 });
                 reader.start();
-                Thread.sleep(300);
+                HandOverToAWaiterThatLeavesTest.awaitWaiting(server, held.writeLock().getKey(), name);
                 Thread unlocker = new Thread(() -> held.writeLock().unlock());
                 unlocker.start();
                 Thread.sleep(round % 3);

@@ -1,6 +1,7 @@
 package io.github.relock.core.readwrite;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ class HandOverToAWaiterThatLeavesTest {
                     }
                 });
                 waiter.start();
-                Thread.sleep(300); // waiting, claim in place
+                awaitWaiting(server, held.writeLock().getKey(), name);
                 held.writeLock().unlock(); // hands the lock to the waiter in the script
                 Thread.sleep(round % 4);
                 if (close) {
@@ -97,5 +98,12 @@ class HandOverToAWaiterThatLeavesTest {
                 waiterClient.close();
             }
         }
+    }
+
+    /** Until the waiter waits: its claim is in the lock's hash and its client listens for the lock's releases. */
+    static void awaitWaiting(RedisServer server, String hash, String name) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> server.commands().hkeys(hash).stream().anyMatch(field -> field.endsWith(":i"))
+                        && !server.commands().pubsubChannels("*{" + name + "}*").isEmpty());
     }
 }

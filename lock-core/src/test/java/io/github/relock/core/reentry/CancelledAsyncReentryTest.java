@@ -30,6 +30,7 @@ import io.github.relock.test.RedisServerExtension;
  */
 @Timeout(120)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class CancelledAsyncReentryTest {
 
     @RegisterExtension

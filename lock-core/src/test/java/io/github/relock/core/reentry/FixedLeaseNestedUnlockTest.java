@@ -21,6 +21,7 @@ import io.github.relock.test.RedisServerExtension;
 /** An unlock() under a fixed lease the client knows has run out (isLost() is true) reports the loss, nested levels included. */
 @Timeout(30)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class FixedLeaseNestedUnlockTest {
 
     @RegisterExtension

@@ -36,6 +36,7 @@ import io.github.relock.test.RedisServerExtension;
 /** Re-entry counted in the client keeps every guarantee of the other features and under faults, level by level. */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class NestedLevelsTest {
 
     @RegisterExtension

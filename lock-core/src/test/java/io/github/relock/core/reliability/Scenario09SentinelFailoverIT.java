@@ -8,9 +8,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -291,19 +293,33 @@ class Scenario09SentinelFailoverIT {
                     outcome.leaseOutlasted++; // A was told before B asks: B may rightly get those locks
                 }
                 LockOwner bOwner = b.newOwner();
-                List<long[]> bHolds = new ArrayList<>();
+                // B asks for the locks all at once (one explicit owner), so the tries where A holds wait together
+                List<Future<long @Nullable []>> bTries = new ArrayList<>();
                 for (int i = 0; i < LOCKS; i++) {
+                    int index = i;
                     ReentrantDistributedLock lock = b.getLock(prefix + i, bOwner);
                     boolean aHolds_i = contains(aHolds, i);
-                    // where A holds, B tries for a while (it must fail); elsewhere B must get it
-                    if (lock.tryLock(aHolds_i ? 500 : 10_000, TimeUnit.MILLISECONDS)) {
-                        bHolds.add(new long[] {i, System.nanoTime(), lock.fencingToken()});
+                    bTries.add(pool.submit(() -> {
+                        // where A holds, B tries for a while (it must fail); elsewhere B must get it
+                        if (!lock.tryLock(aHolds_i ? 500 : 10_000, TimeUnit.MILLISECONDS)) {
+                            return null;
+                        }
+                        long[] hold = {index, System.nanoTime(), lock.fencingToken()};
                         if (Boolean.getBoolean("relock.debug")) {
                             System.out.printf("scenario 9 debug: B took %s token %d; %s: %s role %s; %s: %s role %s%n",
                                     lock.getName(), lock.fencingToken(), primary, safe(primary, "EXISTS", lock.getKey()),
                                     safe(primary, "ROLE"), replica, safe(replica, "EXISTS", lock.getKey()),
                                     safe(replica, "ROLE"));
                         }
+                        return hold;
+                    }));
+                }
+                List<long[]> bHolds = new ArrayList<>();
+                for (int i = 0; i < LOCKS; i++) {
+                    long[] hold = bTries.get(i).get(30, TimeUnit.SECONDS);
+                    boolean aHolds_i = contains(aHolds, i);
+                    if (hold != null) {
+                        bHolds.add(hold);
                         if (aHolds_i) {
                             outcome.doubleGrants++;
                         }

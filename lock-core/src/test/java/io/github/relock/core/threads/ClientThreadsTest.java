@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,6 +37,7 @@ import io.github.relock.test.RedisServerExtension;
  * client's.
  */
 @Timeout(60)
+@Tag("redis-version-independent")
 class ClientThreadsTest {
 
     private static final int MAX_THREADS = 2;

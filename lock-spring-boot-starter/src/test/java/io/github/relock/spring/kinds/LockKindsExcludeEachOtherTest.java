@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.function.Supplier;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import io.github.relock.test.RedisServerExtension;
  * lasts: a hold the watchdog keeps alive past the fencing counter's retention still keeps the other kind out.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class LockKindsExcludeEachOtherTest {
 
     @RegisterExtension

@@ -137,6 +137,7 @@ class HandOffTest {
      * move would find its hold gone and report a lock as lost that was merely handed over.
      */
     @Test
+    @Tag("redis-version-independent")
     void handOffsUnderAFastWatchdogReportNoLostLocks() throws Exception {
         RedisLockClient fastWatchdog = RedisLockClient.builder(redis.connectionFactory())
                 .watchdogTimeout(Duration.ofMillis(150)).build(); // renews every 50 ms
@@ -391,6 +392,7 @@ class HandOffTest {
     }
 
     @Test
+    @Tag("redis-version-independent")
     void aWaiterWhoseDeadlinePassesDuringTheTransferGetsTheLockOrLeavesNothingBehind() throws Exception {
         RedisLockClient slow = slowTransferClient();
         {
@@ -423,6 +425,7 @@ class HandOffTest {
     }
 
     @Test
+    @Tag("redis-version-independent")
     void anInterruptDuringTheTransferPassesTheLockOnAndReportsTheInterrupt() throws Exception {
         RedisLockClient slow = slowTransferClient();
         {

@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +28,7 @@ import io.github.relock.test.RedisServerExtension;
  * that died or stopped waiting goes back.
  */
 @Timeout(60)
+@Tag("jdk-independent")
 class ReadWriteHandOverTest {
 
     @RegisterExtension
