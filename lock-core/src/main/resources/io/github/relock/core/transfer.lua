@@ -1,14 +1,23 @@
--- Hand the caller's last hold to a waiting owner of the same client, or, once the client's turn is used up and
--- another client is in line, give the lock to the line and put the caller's client at its back.
+-- Hand the caller's last hold to a waiting owner of the same client, in one step.
+-- A plain lock: once the client's turn is used up and another client is in line, the lock goes to the line
+-- instead and the caller's client to its back. A fair lock: the waiter gets it only if it is the head of the
+-- line; else the lock is released to the head, as release.lua does.
 -- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] its fencing token   ARGV[3] new owner id   ARGV[4] new owner's lease in ms
--- ARGV[5] release channel   ARGV[6] 1 if the client's turn is used up, else 0
+-- ARGV[5] release channel   ARGV[6] 1 if the client's turn is used up, else 0 (plain lock)
 -- ARGV[7] how long the fencing counter is kept, in ms
--- KEYS[3] the lock's turns (turns.lua)   ARGV[8] how long a freed lock is kept for a turn, in ms
+-- KEYS[3] (a plain lock) its turns (turns.lua)   ARGV[8] how long a freed lock is kept for a turn, in ms
+-- KEYS[3], KEYS[4] (a fair lock instead) its waiting line, see line.lua
 -- Returns the new owner's fencing token (> 0), 0 when freed and announced, -1 when the caller does not hold it.
-local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
-local current, floor, released = parse_fence(texts[1])
-local queue = texts[2]
+local fair = KEYS[4] ~= nil
+local current, floor, released, queue
+if fair then
+  current, floor, released = read_fence(KEYS[2])
+else
+  local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
+  current, floor, released = parse_fence(texts[1])
+  queue = texts[2]
+end
 if not current then
   current, floor, released = ARGV[2], ARGV[2], '0'
 end
@@ -29,6 +38,16 @@ if released == '1' then
 end
 if tonumber(redis.call('hget', KEYS[1], ARGV[1]) or 0) ~= 1 then
   return -1  -- only the last hold moves; anything else is not the state the caller knows
+end
+if fair then
+  local head = line_head(KEYS[3], KEYS[4], line_now())
+  if head ~= ARGV[3] then
+    -- another owner came first: the lock is released to it, by name
+    redis.call('hdel', KEYS[1], ARGV[1])
+    redis.call('set', KEYS[2], current .. ':' .. floor .. ':1', 'px', ARGV[7])
+    announce(ARGV[5], head or '')
+    return 0
+  end
 end
 -- the client's turn is used up: if another client is in line, the lock is kept for the first of the line, and
 -- this client, whose threads still wait, goes to the back of it
@@ -53,6 +72,9 @@ end
 redis.call('hset', KEYS[1], ARGV[3], 1)
 redis.call('hdel', KEYS[1], ARGV[1])
 redis.call('pexpire', KEYS[1], ARGV[4])
+if fair then
+  line_leave(KEYS[3], KEYS[4], ARGV[3]) -- the head took the lock
+end
 -- a new holder gets a new, larger token, as on any first acquisition; the old hold ended cleanly
 local now = redis.call('time')
 local token = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), tonumber(current) + 1)

@@ -40,7 +40,8 @@ public final class LuaScript<T> implements RedisScript<T> {
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
     /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
-    public static final LuaScript<Long> TRANSFER = announcing("transfer.lua", Long.class, "fence.lua", "turns.lua");
+    public static final LuaScript<Long> TRANSFER = announcing("transfer.lua", Long.class, "fence.lua", "turns.lua",
+            "line.lua");
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
     public static final LuaScript<Long> FORCE_UNLOCK = announcing("force-unlock.lua", Long.class, "fence.lua");
     /** A client whose last waiter gave up leaves a plain lock's turns; see {@code turn-leave.lua}. */

@@ -65,9 +65,18 @@ public final class FairKind implements LockKind {
                 keys.channelBytes());
     }
 
+    /** The local hand-off moves the lock only to the head of the line (transfer.lua checks), so nobody is passed over. */
     @Override
     public boolean handsOff() {
-        return false; // the local hand-off would pass over waiters of other clients who came first
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Long> transfer(LockCommands commands, KeyNames keys, String ownerId, long fencingToken,
+            String newOwner, long leaseMillis, boolean turnUsedUp) {
+        return commands.runner().evalAsync(LuaScript.TRANSFER, 4, keys.lockBytes(), keys.fenceBytes(), line, places,
+                Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
+                Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(0), commands.fenceRetention());
     }
 
     @Override

@@ -104,6 +104,19 @@ public interface LockKind {
     /** Whether a last release may hand the lock straight to a local waiter (see {@code HandOff}). */
     boolean handsOff();
 
+    /**
+     * Moves the last hold {@code ownerId} has with {@code fencingToken} to the local waiter {@code newOwner}, in one
+     * step (transfer.lua), if this kind's rule for who goes next lets it: the new owner's fencing token, 0 if the
+     * lock went to another waiter instead, -1 if the hold is no longer in Redis. Only for kinds that
+     * {@link #handsOff()}. The future fails with a {@code DataAccessException}.
+     *
+     * @param turnUsedUp whether this client's turn on the lock is used up (see {@code ClientTurn})
+     */
+    default CompletableFuture<Long> transfer(LockCommands commands, KeyNames keys, String ownerId, long fencingToken,
+            String newOwner, long leaseMillis, boolean turnUsedUp) {
+        return commands.transfer(keys, ownerId, fencingToken, newOwner, leaseMillis, turnUsedUp);
+    }
+
     /** Whom of the local waiters a release announcement wakes. */
     default WakeUp wakeUp() {
         return WakeUp.ONE;

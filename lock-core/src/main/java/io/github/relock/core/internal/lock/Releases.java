@@ -152,8 +152,8 @@ public final class Releases {
      * first attempt was refused outright, which happens before any write (transfer.lua writes in before out).
      */
     CompletableFuture<Long> transfer(Hold hold, ReleaseWaiter.Candidate to, boolean turnUsedUp) {
-        return resend(() -> context.commands().transfer(keys, hold.ownerId(), hold.fencingToken(), to.ownerId(),
-                to.leaseMillis(), turnUsedUp), HandOff.TRANSFER_REFUSED);
+        return resend(() -> keys.kind().transfer(context.commands(), keys, hold.ownerId(), hold.fencingToken(),
+                to.ownerId(), to.leaseMillis(), turnUsedUp), HandOff.TRANSFER_REFUSED);
     }
 
     /**

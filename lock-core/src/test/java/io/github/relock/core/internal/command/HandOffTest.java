@@ -295,6 +295,49 @@ class HandOffTest {
         assertThat(redis.commands().hgetall(keys.lock())).isEqualTo(Map.of("a:2", "1"));
     }
 
+    /**
+     * A fair lock hands over only to the head of its line: a release with the head waiting in the same client moves
+     * the hold to it in that one call, and leaves the line; a local waiter behind another client's waiter does not
+     * get it, and the lock is released to the head, by name.
+     */
+    @Test
+    void aFairLockHandsOverOnlyToTheHeadOfItsLine() throws InterruptedException {
+        LockCommands commands = new LockCommands(redis.connectionFactory());
+        LockKeys keys = io.github.relock.core.internal.kind.FairKind.keys("lock:", "fair-" + System.nanoTime());
+        var kind = keys.kind();
+        java.util.function.BiFunction<String, Boolean, AcquireReply> attempt = (owner, waits) -> kind.acquire(commands,
+                keys, owner.getBytes(StandardCharsets.UTF_8), 10_000, 0, -1, waits).join();
+        long token = attempt.apply("a:1", false).value();
+        assertThat(attempt.apply("a:2", true).acquired()).isFalse(); // first in line
+        assertThat(attempt.apply("b:1", true).acquired()).isFalse(); // behind it
+        String line = keys.lock() + ":line";
+
+        long handed = kind.transfer(commands, keys, "a:1", token, "a:2", 10_000, false).join();
+        assertThat(handed).as("the head of the line, waiting here, got it").isGreaterThan(token);
+        assertThat(redis.commands().hgetall(keys.lock())).isEqualTo(Map.of("a:2", "1"));
+        assertThat(redis.commands().zrange(line, 0, -1)).as("it left the line").containsExactly("b:1");
+
+        io.lettuce.core.RedisClient listening = io.lettuce.core.RedisClient.create(redis.uri());
+        try (var listener = listening.connectPubSub()) {
+            java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+            listener.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String message) {
+                    heard.add(message);
+                }
+            });
+            listener.sync().subscribe(keys.channel());
+            assertThat(kind.transfer(commands, keys, "a:2", handed, "a:3", 10_000, false).join())
+                    .as("a local waiter behind another client's does not get it").isZero();
+            assertThat(redis.commands().exists(keys.lock())).isZero();
+            assertThat(heard.poll(5, TimeUnit.SECONDS)).as("released to the head, by name").isEqualTo("b:1");
+        }
+        finally {
+            listening.shutdown();
+        }
+        assertThat(attempt.apply("b:1", true).acquired()).as("the head takes it").isTrue();
+    }
+
     /** Control: a transfer without its checks, sent twice, moves twice (new token) and counts the new owner twice. */
     @Test
     void aRetriedTransferNeverAppliesTwice() {
