@@ -12,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -24,6 +23,7 @@ import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 
 import io.github.relock.core.UnsupportedRedisDriverException;
 import io.github.relock.core.internal.command.RedisDriverCheck;
+import io.github.relock.core.internal.redis.RedisErrors;
 
 /**
  * One client's pub/sub connection. An idle anchor channel keeps it subscribed between waits, so a wait
@@ -110,9 +110,9 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             }
             return sent.handle((confirmed, failure) -> {
                 if (failure != null) {
+                    // Redis's failures come translated; anything else is not Redis's and ends the wait as it is
                     Throwable cause = PubSubReplies.cause(failure);
-                    throw cause instanceof DataAccessException ex ? unanswered(ex)
-                            : new RedisSystemException("Could not " + what + ": " + cause.getMessage(), cause);
+                    throw cause instanceof DataAccessException ex ? unanswered(ex) : RedisErrors.translate(cause);
                 }
                 unanswered.answered(UnansweredLately.CONNECTION);
                 return on.generation();

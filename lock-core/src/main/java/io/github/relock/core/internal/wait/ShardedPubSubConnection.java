@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -22,6 +21,7 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
 
 /**
  * One client's release channels on a Redis Cluster: SSUBSCRIBE through Lettuce's cluster pub/sub connection,
@@ -252,9 +252,9 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             fresh = client.connectPubSub(ByteArrayCodec.INSTANCE);
         }
         catch (RuntimeException ex) {
-            // callers treat Spring's exceptions as Redis not answering, as with classic pub/sub
-            throw unanswered.note(UnansweredLately.CONNECTION, new RedisConnectionFailureException(
-                    "Could not open the pub/sub connection: " + ex.getMessage(), ex));
+            // in Spring's terms, as with classic pub/sub: Lettuce reports a failed connect as Redis not answering
+            throw unanswered.note(UnansweredLately.CONNECTION,
+                    RedisErrors.translate(ex, "open the pub/sub connection"));
         }
         unanswered.answered(UnansweredLately.CONNECTION);
         fresh.addListener(listener);
