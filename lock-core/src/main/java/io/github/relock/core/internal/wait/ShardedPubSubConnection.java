@@ -49,8 +49,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     private final PubSubConnection.Events events;
     /** Guards {@link #openingNow} and the switch to classic; held for no call to Redis. */
     private final ReentrantLock opening = new ReentrantLock();
-    /** The opening under way, which every caller that needs the connection meanwhile waits for; null: none. */
-    private @Nullable CompletableFuture<Open> openingNow;
+    private final OpeningUnderWay<Open> openingNow = new OpeningUnderWay<>(opening);
     /** Where the connection is opened, which waits for Redis. */
     private final Executor opener;
     /** Channels with local waiters, each with the id of the node that confirmed it ({@value ShardedResubscriber#UNCONFIRMED}: none yet). */
@@ -166,7 +165,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         CompletableFuture<Open> started = new CompletableFuture<>();
         opening.lock();
         try {
-            CompletableFuture<Open> shared = openingNow;
+            CompletableFuture<Open> shared = openingNow.get();
             if (shared != null) {
                 return shared;
             }
@@ -175,7 +174,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             }
             // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
-            openingNow = started;
+            openingNow.start(started);
         }
         catch (DataAccessException ex) {
             return CompletableFuture.failedFuture(ex);
@@ -193,7 +192,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 catch (Throwable ex) {
                     failure = ex;
                 }
-                openingEnded();
+                openingNow.ended();
                 if (failure != null) {
                     started.completeExceptionally(failure);
                 }
@@ -203,35 +202,10 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             });
         }
         catch (RejectedExecutionException ex) {
-            openingEnded();
+            openingNow.ended();
             started.completeExceptionally(closedException());
         }
         return started;
-    }
-
-    /** Callers waiting for an opening under way hear of the close now, not when the opening gives up. */
-    private void failOpening() {
-        CompletableFuture<Open> shared;
-        opening.lock();
-        try {
-            shared = openingNow;
-        }
-        finally {
-            opening.unlock();
-        }
-        if (shared != null) {
-            shared.completeExceptionally(closedException());
-        }
-    }
-
-    private void openingEnded() {
-        opening.lock();
-        try {
-            openingNow = null;
-        }
-        finally {
-            opening.unlock();
-        }
     }
 
     /** Opens the cluster pub/sub connection: waits for Redis, so only on the opener. */
@@ -327,7 +301,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     @Override
     public void close() {
         closed = true;
-        failOpening();
+        openingNow.fail(closedException()); // its callers hear of the close now
         resubscriber.close();
         // never waits for a thread that is opening the connection (see PubSubConnection.close())
         boolean locked = opening.tryLock();
