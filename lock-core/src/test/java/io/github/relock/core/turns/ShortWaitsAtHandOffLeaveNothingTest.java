@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -16,14 +15,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 
+import io.github.relock.core.ExclusionChecker;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisServer;
 
 /**
  * Threads of one client whose waits are about as long as a hand-off takes (so a release hands the lock to a
- * waiter whose deadline is running out) with a long lease: never two inside, and a waiter that gave up holds
- * nothing, so at the end nothing is locked (a lock handed to nobody would stay for its 60 s lease).
+ * waiter whose deadline is running out) with a long lease: never two inside ({@link ExclusionChecker}), and a waiter
+ * that gave up holds nothing, so at the end nothing is locked (a lock handed to nobody would stay for its 60 s
+ * lease).
  */
 @Timeout(120)
 @Tag("jdk-independent")
@@ -36,9 +37,8 @@ class ShortWaitsAtHandOffLeaveNothingTest {
         try (RedisServer server = RedisServer.start();
                 RedisLockClient client = RedisLockClient.builder(server.newConnectionFactory()).build()) {
             String name = "hoff:" + kind;
-            AtomicInteger inside = new AtomicInteger();
+            ExclusionChecker checker = new ExclusionChecker(1);
             AtomicLong lastToken = new AtomicLong();
-            AtomicInteger sections = new AtomicInteger();
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
             List<Thread> threads = new ArrayList<>();
@@ -51,19 +51,16 @@ class ShortWaitsAtHandOffLeaveNothingTest {
                             long waitMicros = ThreadLocalRandom.current().nextLong(3_000);
                             if (lock.tryLock(waitMicros, 60_000_000, TimeUnit.MICROSECONDS)) {
                                 try {
-                                    if (inside.incrementAndGet() != 1) {
-                                        problems.add("two inside");
-                                    }
-                                    long token = lock.fencingToken();
-                                    if (token <= lastToken.get()) {
-                                        problems.add("token " + token + " after " + lastToken.get());
-                                    }
-                                    lastToken.set(token);
-                                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(500_000));
-                                    sections.incrementAndGet();
+                                    checker.criticalSection(0, () -> {
+                                        long token = lock.fencingToken();
+                                        if (token <= lastToken.get()) {
+                                            problems.add("token " + token + " after " + lastToken.get());
+                                        }
+                                        lastToken.set(token);
+                                        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(500_000));
+                                    });
                                 }
                                 finally {
-                                    inside.decrementAndGet();
                                     lock.unlock();
                                 }
                             }
@@ -85,8 +82,11 @@ class ShortWaitsAtHandOffLeaveNothingTest {
                 assertThat(thread.isAlive()).as("stuck: %s", java.util.Arrays.toString(thread.getStackTrace()))
                         .isFalse();
             }
-            assertThat(problems).as("sections %d", sections.get()).isEmpty();
-            assertThat(sections.get()).isPositive();
+            assertThat(checker.overlaps()).as("two holders inside at once, in %d sections", checker.sections())
+                    .isZero();
+            assertThat(checker.lostUpdates()).as("updates lost to a concurrent holder").isZero();
+            assertThat(problems).as("sections %d", checker.sections()).isEmpty();
+            assertThat(checker.sections()).isPositive();
             Thread.sleep(200);
             String key = kind.equals("write") ? client.getReadWriteLock(name).writeLock().getKey()
                     : client.getLock(name).getKey();

@@ -278,7 +278,7 @@ public final class ScriptRunner {
             return factory.getConnection();
         }
         catch (PoolException ex) {
-            throw new RedisConnectionFailureException("Could not get a Redis connection: " + ex.getMessage(), ex);
+            throw RedisErrors.translate(ex, "get a Redis connection"); // Redis not answering
         }
     }
 

@@ -12,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -24,6 +23,7 @@ import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 
 import io.github.relock.core.UnsupportedRedisDriverException;
 import io.github.relock.core.internal.command.RedisDriverCheck;
+import io.github.relock.core.internal.redis.RedisErrors;
 
 /**
  * One client's pub/sub connection. An idle anchor channel keeps it subscribed between waits, so a wait
@@ -66,8 +66,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     private final Executor opener;
     /** Guards {@link #openingNow}; held for no call to Redis: not a monitor, so virtual threads do not pin. */
     private final ReentrantLock opening = new ReentrantLock();
-    /** The opening under way, which every caller that needs the connection meanwhile waits for; null: none. */
-    private @Nullable CompletableFuture<Live> openingNow;
+    private final OpeningUnderWay<Live> openingNow = new OpeningUnderWay<>(opening);
     private volatile @Nullable Live live;
     /** Counts the connections opened: a channel subscribed on an earlier one must be subscribed again. */
     private long generation;
@@ -110,9 +109,9 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             }
             return sent.handle((confirmed, failure) -> {
                 if (failure != null) {
+                    // Redis's failures come translated; anything else is not Redis's and ends the wait as it is
                     Throwable cause = PubSubReplies.cause(failure);
-                    throw cause instanceof DataAccessException ex ? unanswered(ex)
-                            : new RedisSystemException("Could not " + what + ": " + cause.getMessage(), cause);
+                    throw cause instanceof DataAccessException ex ? unanswered(ex) : RedisErrors.translate(cause);
                 }
                 unanswered.answered(UnansweredLately.CONNECTION);
                 return on.generation();
@@ -156,7 +155,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
         CompletableFuture<Live> started = new CompletableFuture<>();
         opening.lock();
         try {
-            CompletableFuture<Live> shared = openingNow;
+            CompletableFuture<Live> shared = openingNow.get();
             if (shared != null) {
                 return shared;
             }
@@ -169,7 +168,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             }
             // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
-            openingNow = started;
+            openingNow.start(started);
         }
         catch (DataAccessException ex) {
             return CompletableFuture.failedFuture(ex);
@@ -186,13 +185,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             catch (Throwable ex) {
                 failure = ex;
             }
-            opening.lock();
-            try {
-                openingNow = null;
-            }
-            finally {
-                opening.unlock();
-            }
+            openingNow.ended();
             if (failure != null) {
                 started.completeExceptionally(failure);
             }
@@ -204,13 +197,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             opener.execute(open);
         }
         catch (RejectedExecutionException ex) {
-            opening.lock();
-            try {
-                openingNow = null;
-            }
-            finally {
-                opening.unlock();
-            }
+            openingNow.ended();
             started.completeExceptionally(closedException());
         }
         return started;
@@ -320,17 +307,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     @Override
     public void close() {
         closed = true;
-        CompletableFuture<Live> shared;
-        opening.lock();
-        try {
-            shared = openingNow;
-        }
-        finally {
-            opening.unlock();
-        }
-        if (shared != null) {
-            shared.completeExceptionally(closedException()); // its callers hear of the close now
-        }
+        openingNow.fail(closedException()); // its callers hear of the close now
         // never waits for an opening under way: that may wait for Redis for the whole connection timeout (a node
         // that accepts connections and answers nothing). It sees `closed` once it has its connection and closes it.
         Live current = live;

@@ -58,29 +58,6 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     }
 
     /**
-     * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter, and waits until
-     * Redis confirmed it (uninterruptibly: an interrupt's status is kept). When this returns, releases on the channel
-     * reach the waiter, which nothing is woken for.
-     *
-     * @throws org.springframework.dao.DataAccessException if Redis did not confirm the subscription
-     */
-    public ReleaseWaiter join(String channelName) {
-        try {
-            return joinAsync(channelName, null, WakeUp.ONE, "", () -> { }).join();
-        }
-        catch (CompletionException ex) {
-            Throwable cause = PubSubReplies.cause(ex);
-            if (cause instanceof RuntimeException failure) {
-                throw failure;
-            }
-            if (cause instanceof Error failure) {
-                throw failure;
-            }
-            throw ex;
-        }
-    }
-
-    /**
      * Joins the waiters of {@code channelName}, subscribing first if this is the first local waiter: the future
      * completes when Redis confirmed the subscription, at once if the channel is subscribed on the current
      * connection already. A local releaser may hand the lock to the waiter if it is a {@code candidate} (null: never);

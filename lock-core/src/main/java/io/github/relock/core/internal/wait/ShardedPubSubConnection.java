@@ -11,7 +11,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -22,6 +21,7 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.redis.RedisErrors;
 
 /**
  * One client's release channels on a Redis Cluster: SSUBSCRIBE through Lettuce's cluster pub/sub connection,
@@ -49,8 +49,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     private final PubSubConnection.Events events;
     /** Guards {@link #openingNow} and the switch to classic; held for no call to Redis. */
     private final ReentrantLock opening = new ReentrantLock();
-    /** The opening under way, which every caller that needs the connection meanwhile waits for; null: none. */
-    private @Nullable CompletableFuture<Open> openingNow;
+    private final OpeningUnderWay<Open> openingNow = new OpeningUnderWay<>(opening);
     /** Where the connection is opened, which waits for Redis. */
     private final Executor opener;
     /** Channels with local waiters, each with the id of the node that confirmed it ({@value ShardedResubscriber#UNCONFIRMED}: none yet). */
@@ -166,7 +165,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         CompletableFuture<Open> started = new CompletableFuture<>();
         opening.lock();
         try {
-            CompletableFuture<Open> shared = openingNow;
+            CompletableFuture<Open> shared = openingNow.get();
             if (shared != null) {
                 return shared;
             }
@@ -175,7 +174,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             }
             // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
-            openingNow = started;
+            openingNow.start(started);
         }
         catch (DataAccessException ex) {
             return CompletableFuture.failedFuture(ex);
@@ -193,7 +192,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 catch (Throwable ex) {
                     failure = ex;
                 }
-                openingEnded();
+                openingNow.ended();
                 if (failure != null) {
                     started.completeExceptionally(failure);
                 }
@@ -203,35 +202,10 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             });
         }
         catch (RejectedExecutionException ex) {
-            openingEnded();
+            openingNow.ended();
             started.completeExceptionally(closedException());
         }
         return started;
-    }
-
-    /** Callers waiting for an opening under way hear of the close now, not when the opening gives up. */
-    private void failOpening() {
-        CompletableFuture<Open> shared;
-        opening.lock();
-        try {
-            shared = openingNow;
-        }
-        finally {
-            opening.unlock();
-        }
-        if (shared != null) {
-            shared.completeExceptionally(closedException());
-        }
-    }
-
-    private void openingEnded() {
-        opening.lock();
-        try {
-            openingNow = null;
-        }
-        finally {
-            opening.unlock();
-        }
     }
 
     /** Opens the cluster pub/sub connection: waits for Redis, so only on the opener. */
@@ -252,9 +226,9 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             fresh = client.connectPubSub(ByteArrayCodec.INSTANCE);
         }
         catch (RuntimeException ex) {
-            // callers treat Spring's exceptions as Redis not answering, as with classic pub/sub
-            throw unanswered.note(UnansweredLately.CONNECTION, new RedisConnectionFailureException(
-                    "Could not open the pub/sub connection: " + ex.getMessage(), ex));
+            // in Spring's terms, as with classic pub/sub: Lettuce reports a failed connect as Redis not answering
+            throw unanswered.note(UnansweredLately.CONNECTION,
+                    RedisErrors.translate(ex, "open the pub/sub connection"));
         }
         unanswered.answered(UnansweredLately.CONNECTION);
         fresh.addListener(listener);
@@ -327,7 +301,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     @Override
     public void close() {
         closed = true;
-        failOpening();
+        openingNow.fail(closedException()); // its callers hear of the close now
         resubscriber.close();
         // never waits for a thread that is opening the connection (see PubSubConnection.close())
         boolean locked = opening.tryLock();

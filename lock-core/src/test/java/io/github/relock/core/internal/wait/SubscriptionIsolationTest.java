@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.kind.WakeUp;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -29,7 +30,7 @@ class SubscriptionIsolationTest {
     void aSubscriptionThatHangsDoesNotHoldUpWaitersOfOtherLocks() throws Exception {
         LettuceConnectionFactory factory = redis.newConnectionFactory();
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, "lock:__relock_client__:isolation");
-        subscriptions.join("warm-up").close(); // the pub/sub connection is up, and its anchor keeps it so
+        joined(subscriptions, "warm-up").close(); // the pub/sub connection is up, and its anchor keeps it so
         CompletableFuture<Void> first = new CompletableFuture<>();
         CompletableFuture<Void> second = new CompletableFuture<>();
         String channelA = LockKeys.of("lock:", "a").channel();
@@ -60,12 +61,17 @@ class SubscriptionIsolationTest {
 
     private static void joinAndLeave(ReleaseSubscriptions subscriptions, String channel, CompletableFuture<Void> done) {
         try {
-            subscriptions.join(channel).close();
+            joined(subscriptions, channel).close();
             done.complete(null);
         }
         catch (Throwable ex) {
             done.completeExceptionally(ex);
         }
+    }
+
+    /** Joins {@code channel}'s waiters as a lock's wait does, and waits here until Redis confirmed the subscription. */
+    private static ReleaseWaiter joined(ReleaseSubscriptions subscriptions, String channel) {
+        return subscriptions.joinAsync(channel, null, WakeUp.ONE, "", () -> { }).join();
     }
 
 }
