@@ -164,7 +164,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
                 return CompletableFuture.completedFuture(current);
             }
             if (closed) {
-                return CompletableFuture.failedFuture(closedException());
+                return CompletableFuture.failedFuture(ReleaseChannels.closedException());
             }
             // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
@@ -198,7 +198,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
         }
         catch (RejectedExecutionException ex) {
             openingNow.ended();
-            started.completeExceptionally(closedException());
+            started.completeExceptionally(ReleaseChannels.closedException());
         }
         return started;
     }
@@ -207,7 +207,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     private Live openNow() {
         Live current = live;
         if (closed) {
-            throw closedException();
+            throw ReleaseChannels.closedException();
         }
         if (current != null) {
             closeQuietly(current.connection());
@@ -255,16 +255,12 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
             // close() came while this opened it: the connection goes here
             live = null;
             closeQuietly(fresh);
-            throw closedException();
+            throw ReleaseChannels.closedException();
         }
         if (current != null) {
             events.mayHaveMissedReleases(); // releases announced while there was no connection reached nobody
         }
         return opened;
-    }
-
-    private static IllegalStateException closedException() {
-        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
     }
 
     /** Lettuce's commands on the connection a subscription opened: Spring hands them out once subscribed. */
@@ -307,7 +303,7 @@ final class PubSubConnection implements ReleaseChannels, MessageListener, Subscr
     @Override
     public void close() {
         closed = true;
-        openingNow.fail(closedException()); // its callers hear of the close now
+        openingNow.fail(ReleaseChannels.closedException()); // its callers hear of the close now
         // never waits for an opening under way: that may wait for Redis for the whole connection timeout (a node
         // that accepts connections and answers nothing). It sees `closed` once it has its connection and closes it.
         Live current = live;

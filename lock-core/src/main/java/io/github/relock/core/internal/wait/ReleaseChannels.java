@@ -28,4 +28,9 @@ interface ReleaseChannels {
     CompletableFuture<Void> unsubscribe(String channel);
 
     void close();
+
+    /** What a wait's subscription fails with once the client is closed. */
+    static IllegalStateException closedException() {
+        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
+    }
 }

@@ -70,7 +70,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             WakeUp wakeUp, String name, Runnable onWake) {
         while (true) {
             if (closed) {
-                return CompletableFuture.failedFuture(closedException());
+                return CompletableFuture.failedFuture(ReleaseChannels.closedException());
             }
             WaiterQueue queue = queues.computeIfAbsent(channelName,
                     channel -> new WaiterQueue(channel, wakeUp, idle.unsubscribing(channel)));
@@ -80,7 +80,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                     continue; // its last waiter left and it is unsubscribed: start a new one
                 }
                 if (closed) {
-                    return CompletableFuture.failedFuture(closedException());
+                    return CompletableFuture.failedFuture(ReleaseChannels.closedException());
                 }
                 // counted in from now: the queue is not unsubscribed under a join that is under way
                 boolean behindOthers = queue.joined() > 0;
@@ -108,7 +108,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         queue.lock.lock();
         try {
             if (closed) {
-                failure = closedException(); // whatever Redis said meanwhile: the close is why this join ends
+                failure = ReleaseChannels.closedException(); // whatever Redis said meanwhile: the close is why this join ends
             }
             if (failure != null) {
                 if (queue.left() == 0 && !queue.retired) {
@@ -181,10 +181,6 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
     /** Channels with local waiters right now. */
     public int activeChannels() {
         return queues.size();
-    }
-
-    private static IllegalStateException closedException() {
-        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
     }
 
     /**

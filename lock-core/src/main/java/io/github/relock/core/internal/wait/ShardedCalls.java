@@ -47,16 +47,6 @@ final class ShardedCalls {
         }
     }
 
-    static boolean unknownCommand(Throwable ex) {
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            String message = t.getMessage();
-            if (message != null && message.contains("unknown command")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

@@ -121,7 +121,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 }
                 Throwable cause = PubSubReplies.cause(failure);
                 channels.remove(channel);
-                if (!ShardedCalls.unknownCommand(cause)) {
+                if (!RedisErrors.says(cause, "unknown command")) {
                     return CompletableFuture.<Long>failedFuture(cause instanceof DataAccessException ex
                             ? unanswered.note(node, ex) : cause);
                 }
@@ -170,7 +170,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
                 return shared;
             }
             if (closed) {
-                return CompletableFuture.failedFuture(closedException());
+                return CompletableFuture.failedFuture(ReleaseChannels.closedException());
             }
             // one try per while: the callers of a moment later fail at once, not each after its own timeout
             unanswered.check(UnansweredLately.CONNECTION, "open the pub/sub connection");
@@ -203,7 +203,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
         }
         catch (RejectedExecutionException ex) {
             openingNow.ended();
-            started.completeExceptionally(closedException());
+            started.completeExceptionally(ReleaseChannels.closedException());
         }
         return started;
     }
@@ -215,7 +215,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             return new Open(current, generation);
         }
         if (closed) {
-            throw closedException();
+            throw ReleaseChannels.closedException();
         }
         if (current != null) {
             ShardedCalls.closeQuietly(current);
@@ -239,7 +239,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             // close() came while this opened it and did not wait for it: the connection goes here
             connection = null;
             ShardedCalls.closeQuietly(fresh);
-            throw closedException();
+            throw ReleaseChannels.closedException();
         }
         if (current != null) {
             // the channels of the closed connection: on the new one, and their waiters look again
@@ -247,10 +247,6 @@ final class ShardedPubSubConnection implements ReleaseChannels {
             resubscriber.resubscribe(false, 0);
         }
         return new Open(fresh, opened);
-    }
-
-    private static IllegalStateException closedException() {
-        return new IllegalStateException("The RedisLockClient was closed while this thread waited for a lock");
     }
 
     /** The id of the node that owns {@code channel}'s slot, as this client last saw the topology. */
@@ -301,7 +297,7 @@ final class ShardedPubSubConnection implements ReleaseChannels {
     @Override
     public void close() {
         closed = true;
-        openingNow.fail(closedException()); // its callers hear of the close now
+        openingNow.fail(ReleaseChannels.closedException()); // its callers hear of the close now
         resubscriber.close();
         // never waits for a thread that is opening the connection (see PubSubConnection.close())
         boolean locked = opening.tryLock();
