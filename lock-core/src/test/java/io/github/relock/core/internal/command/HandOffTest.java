@@ -253,24 +253,12 @@ class HandOffTest {
 
         long token = commands.acquire(keys, "a:1", 10_000, 0).join().value();
         redis.commands().psetex(line, 10_000, "b:a:c:");
-        io.lettuce.core.RedisClient listening = io.lettuce.core.RedisClient.create(redis.uri());
-        try (var listener = listening.connectPubSub()) {
-            java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
-            listener.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
-                @Override
-                public void message(String channel, String message) {
-                    heard.add(message);
-                }
-            });
-            listener.sync().subscribe(keys.channel());
+        try (Listener heard = listen(keys.channel())) {
             assertThat(commands.transfer(keys, "a:1", token, "a:2", 10_000, true).join()).as("went to the line")
                     .isZero();
             // kept for the first in line for one turn (and gone once that turn lapses)
             assertThat(redis.commands().pttl(line)).isLessThanOrEqualTo(LockCommands.TURN_MILLIS);
-            assertThat(heard.poll(5, TimeUnit.SECONDS)).as("b named first, a moved to the back").isEqualTo("+b:c:a:");
-        }
-        finally {
-            listening.shutdown();
+            assertThat(heard.next()).as("b named first, a moved to the back").isEqualTo("+b:c:a:");
         }
         assertThat(redis.commands().exists(keys.lock())).as("held by nobody meanwhile").isZero();
 
@@ -284,13 +272,8 @@ class HandOffTest {
         // nobody in line: a turn used up changes nothing, whoever else listens on the release channel
         redis.commands().del(line, keys.lock());
         token = commands.acquire(keys, "a:1", 10_000, 0).join().value();
-        listening = io.lettuce.core.RedisClient.create(redis.uri());
-        try (var listener = listening.connectPubSub()) {
-            listener.sync().subscribe(keys.channel());
+        try (Listener other = listen(keys.channel())) {
             assertThat(commands.transfer(keys, "a:1", token, "a:2", 10_000, true).join()).isGreaterThan(token);
-        }
-        finally {
-            listening.shutdown();
         }
         assertThat(redis.commands().hgetall(keys.lock())).isEqualTo(Map.of("a:2", "1"));
     }
@@ -317,23 +300,11 @@ class HandOffTest {
         assertThat(redis.commands().hgetall(keys.lock())).isEqualTo(Map.of("a:2", "1"));
         assertThat(redis.commands().zrange(line, 0, -1)).as("it left the line").containsExactly("b:1");
 
-        io.lettuce.core.RedisClient listening = io.lettuce.core.RedisClient.create(redis.uri());
-        try (var listener = listening.connectPubSub()) {
-            java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
-            listener.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
-                @Override
-                public void message(String channel, String message) {
-                    heard.add(message);
-                }
-            });
-            listener.sync().subscribe(keys.channel());
+        try (Listener heard = listen(keys.channel())) {
             assertThat(kind.transfer(commands, keys, "a:2", handed, "a:3", 10_000, false).join())
                     .as("a local waiter behind another client's does not get it").isZero();
             assertThat(redis.commands().exists(keys.lock())).isZero();
-            assertThat(heard.poll(5, TimeUnit.SECONDS)).as("released to the head, by name").isEqualTo("b:1");
-        }
-        finally {
-            listening.shutdown();
+            assertThat(heard.next()).as("released to the head, by name").isEqualTo("b:1");
         }
         assertThat(attempt.apply("b:1", true).acquired()).as("the head takes it").isTrue();
     }
@@ -637,6 +608,40 @@ class HandOffTest {
     /** Where lock {@code name} lives: every client of this test uses the default key prefix. */
     private LockRedisKeys keys(String name) {
         return client.redisKeys(name);
+    }
+
+    /** Another process listening on a release channel: what it hears, in order. */
+    static final class Listener implements AutoCloseable {
+
+        private final io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
+        private final io.lettuce.core.pubsub.StatefulRedisPubSubConnection<String, String> connection =
+                client.connectPubSub();
+        private final java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+
+        Listener(String channel) {
+            connection.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<>() {
+                @Override
+                public void message(String from, String message) {
+                    heard.add(message);
+                }
+            });
+            connection.sync().subscribe(channel);
+        }
+
+        /** The next message heard, waiting up to 5 s; null if none came. */
+        String next() throws InterruptedException {
+            return heard.poll(5, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown();
+        }
+    }
+
+    private static Listener listen(String channel) {
+        return new Listener(channel);
     }
 
     private long releaseListeners(String name) {
