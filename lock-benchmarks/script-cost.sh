@@ -2,7 +2,8 @@
 # Where Redis spends its time in one uncontended lock/unlock pair, inside Redis only:
 # no network, no client. Each pair runs in ONE script call, so that redis-benchmark can repeat it (the
 # release needs the acquire's token), and INFO commandstats splits the time:
-#   relock   relock's acquire.lua then release.lua (with their preludes), as lock() and unlock() run them
+#   relock   relock's acquire.lua then release.lua (a plain lock's preludes, defined once for both), as lock()
+#            and unlock() run them
 #   lean     the harness's lean floor (Redisson-style, no fencing), the same way
 #   commands only the commands relock's pair runs, with fixed arguments and none of the Lua around them
 #   empty    a script that returns at once, called with the same keys and arguments (the cost of a call)
@@ -45,7 +46,7 @@ for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
 
 # relock: the acquire as lock() sends it (holds 0, will wait), then the release of that one hold
 {
-    cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/turns.lua" "$CORE/line.lua"
+    cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/turns.lua"
     echo "local function acquire(KEYS, ARGV)"; cat "$CORE/acquire.lua"; echo "end"
     echo "local function release(KEYS, ARGV)"; cat "$CORE/release.lua"; echo "end"
     cat <<'EOF'
@@ -240,8 +241,10 @@ echo "Per pair of two calls, relock's instructions are $(pair "${IR[relock]}" "$
 real_instructions() {
     local dir port pid acquire release
     dir=$(mktemp -d "$WORK/cg.XXXX"); port=$(( 20000 + RANDOM % 20000 ))
-    valgrind --tool=callgrind --callgrind-out-file="$dir/out" redis-server --port "$port" --bind 127.0.0.1 \
-        --save '' --appendonly no --dir "$dir" >"$dir/log" 2>&1 &
+    # only what runs while Redis reads and runs a client's commands: its timers (serverCron), which run as
+    # often as the wall clock says and valgrind slows that down by a varying amount, would add noise
+    valgrind --tool=callgrind --toggle-collect=readQueryFromClient --callgrind-out-file="$dir/out" redis-server \
+        --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" >"$dir/log" 2>&1 &
     pid=$!
     for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
     acquire=$(redis-cli -p "$port" script load "$(cat "$WORK/$1-acquire.lua")")
@@ -256,7 +259,8 @@ for name in relock lean; do
     RIR[$name]=$(( ($(real_instructions "$name" 1500) - $(real_instructions "$name" 500)) / 1000 ))
 done
 echo
-echo "Instructions redis-server runs per real pair: the two scripts as sent, as two EVALSHA calls (callgrind, 1,000 pairs)"
+echo "Instructions redis-server runs per real pair while it reads and runs the two calls: the two scripts as sent,"
+echo "as two EVALSHA calls (callgrind, 1,000 pairs; its timers and the writing of replies left out)"
 echo
 echo "| pair | instructions per pair | Redis calls per pair |"
 echo "|---|---:|---:|"
