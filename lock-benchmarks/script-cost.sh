@@ -36,7 +36,11 @@ redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemoni
     --pidfile "$WORK/redis.pid" --logfile "$WORK/redis.log" --dir "$WORK"
 stop() {
     if [[ -f "$WORK/redis.pid" ]]; then
-        kill "$(cat "$WORK/redis.pid")" 2>/dev/null || true
+        local pid
+        pid=$(cat "$WORK/redis.pid")
+        kill "$pid" 2>/dev/null || true
+        # gone before its directory goes: it writes its log as it exits
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     fi
     rm -rf "$WORK"
 }
