@@ -22,7 +22,8 @@
 -- Returns {holds, token}: holds >= 1 acquired (on re-entry the token of the hold it enters),
 -- {0, pttl} held by another owner (or kept for another client's turn), {-1, 0} the caller's earlier hold is
 -- gone (expired or force-unlocked), {-2, 0} the other kind holds the lock.
--- (announce.lua, fence.lua, turns.lua and line.lua are prepended)
+-- (announce.lua, fence.lua and turns.lua are prepended for a plain lock; for a fair one, line.lua instead of
+-- turns.lua: each path calls only its own kind's functions)
 -- numbers are read where a path needs them: each tonumber is a strtod, and the common path needs none
 local expected = ARGV[3] == '0' and 0 or tonumber(ARGV[3])
 local fair = #KEYS == 6
@@ -79,7 +80,7 @@ if expected > 0 then
     redis.call('pexpire', KEYS[1], lease)
   end
   -- third: the lease before, which a re-entry no replica acknowledged is given back with (release.lua)
-  return {expected + 1, tonumber((read_fence(KEYS[2]))) or 0, pttl}
+  return {expected + 1, tonumber((parse_fence(redis.call('get', KEYS[2])))) or 0, pttl}
 end
 
 local keep = 0
@@ -91,15 +92,16 @@ if pttl ~= -2 then
     line_join(KEYS[3], KEYS[4], ARGV[1], line_now(), keep)
     return {0, math.min(pttl, math.floor(keep / 3))} -- back before its place lapses
   end
+  local turn = not fair and keep > 0 and other and turns(announce)
   -- the owner id starts with its client's id, which holds no ':'
-  local client = turn_client(ARGV[1])
-  if not fair and keep > 0 and other and string.sub(other, 1, #client) ~= client then
+  local client = turn and turn.client(ARGV[1])
+  if turn and string.sub(other, 1, #client) ~= client then
     -- a client waits for another one's hold: it takes a turn (its own holds pass between its threads)
     local queue = redis.call('get', KEYS[3]) or ''
     -- twice the holder's lease: a waiter looks again when that lease would end, and a late look (a busy
     -- machine) must still find its place when the holder renewed
     local keep_line = 2 * math.max(pttl, 0) + tonumber(ARGV[6])
-    if not turn_queued(queue, client) then
+    if not turn.queued(queue, client) then
       redis.call('set', KEYS[3], queue .. client, 'px', keep_line)
     elseif redis.call('pttl', KEYS[3]) < keep_line then
       -- the holder's lease was renewed since the line was set: the line lasts as long, with its clients in it
@@ -140,10 +142,11 @@ else
   local texts = redis.call('mget', KEYS[2], KEYS[3])
   current, floor, released = parse_fence(texts[1])
   queue = texts[2]
-  client = queue and turn_client(ARGV[1])
-  if queue and turn_first(queue) ~= client then
+  local turn = queue and turns(announce)
+  client = turn and turn.client(ARGV[1])
+  if turn and turn.first(queue) ~= client then
     if not replaced then
-      if tonumber(ARGV[5] or 0) > 0 and not turn_queued(queue, client) then
+      if tonumber(ARGV[5] or 0) > 0 and not turn.queued(queue, client) then
         -- in line now, so the announcement of the turn taken does not have to wake this client to join
         redis.call('set', KEYS[3], queue .. client, 'keepttl')
       end

@@ -1,16 +1,12 @@
 -- Prepended to every script that reads a lock's fencing counter (see LuaScript): its format in one place.
 -- The counter reads 'token:floor:released': the last token issued; every hold whose token is at least
 -- floor and below token ended in a release (not an expiry); released is 1 once the last one did too.
--- parse_fence takes the counter's text (false: none); read_fence reads it first. Both return token, floor and
--- released as strings, or nothing when there is no counter.
+-- parse_fence takes the counter's text (false: none) and returns token, floor and released as strings, or nothing
+-- when there is no counter.
 local function parse_fence(fence)
   if not fence then
     return nil, nil, nil
   end
   local token, floor, released = string.match(fence, '^(%d+):(%d+):([01])$')
   return token or fence, floor or fence, released or '0'
-end
-
-local function read_fence(key)
-  return parse_fence(redis.call('get', key))
 end

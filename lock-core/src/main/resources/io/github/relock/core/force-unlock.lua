@@ -3,7 +3,7 @@
 -- KEYS[3] the plain lock's turns (turns.lua)
 -- ARGV[2], ARGV[3] (optional) an owner id and its fencing token: release only that hold, whatever its count
 -- Returns 1 if the lock was held (by that hold), 0 otherwise.
-local current = read_fence(KEYS[2])
+local current = parse_fence(redis.call('get', KEYS[2]))
 if ARGV[2] and (current ~= ARGV[3] or redis.call('hexists', KEYS[1], ARGV[2]) == 0) then
   return 0
 end

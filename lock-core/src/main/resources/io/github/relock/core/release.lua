@@ -4,11 +4,12 @@
 -- ARGV[4] release channel   ARGV[5] how long the fencing counter is kept, in ms
 -- KEYS[3] (the plain lock) its clients' turns, see turns.lua; ARGV[6] how long a freed lock is kept for a turn
 -- KEYS[3], KEYS[4] (a fair lock instead) its waiting line, see line.lua
+-- (announce.lua, fence.lua and turns.lua are prepended for a plain lock; for a fair one, line.lua instead of turns.lua)
 -- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
 local fair = KEYS[4] ~= nil
 local current, floor, released, queue
 if fair then
-  current, floor, released = read_fence(KEYS[2])
+  current, floor, released = parse_fence(redis.call('get', KEYS[2]))
 else
   local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
   current, floor, released = parse_fence(texts[1])
@@ -60,7 +61,7 @@ if fair then
   announce(ARGV[4], line_head(KEYS[3], KEYS[4], line_now()) or '')
 else
   if queue then
-    turn_announce(KEYS[3], queue, ARGV[4], ARGV[6])
+    turns(announce).announce(KEYS[3], queue, ARGV[4], ARGV[6])
   else
     announce(ARGV[4], ARGV[1])
   end

@@ -52,9 +52,10 @@ end
 -- the client's turn is used up: if another client is in line, the lock is kept for the first of the line, and
 -- this client, whose threads still wait, goes to the back of it
 local free = false
-local client = turn_client(ARGV[1])
+local turn = turns(announce)
+local client = turn.client(ARGV[1])
 if ARGV[6] == '1' and queue then
-  local at = turn_at(queue, client)
+  local at = turn.at(queue, client)
   if at then
     queue = string.sub(queue, 1, at - 1) .. string.sub(queue, at + #client)
   end

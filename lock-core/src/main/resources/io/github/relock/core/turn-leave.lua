@@ -4,9 +4,10 @@
 -- KEYS[1] lock hash   KEYS[2] its turns   ARGV[1] the owner id that gave up   ARGV[2] release channel
 -- ARGV[3] how long a freed lock is kept for a turn, in ms
 -- Returns 1 if the client was in line, 0 otherwise.
-local client = turn_client(ARGV[1])
+local turn = turns(announce)
+local client = turn.client(ARGV[1])
 local queue = redis.call('get', KEYS[2])
-local at = queue and turn_at(queue, client)
+local at = queue and turn.at(queue, client)
 if not at then
   return 0
 end
@@ -20,7 +21,7 @@ if rest == '' then
   end
 elseif kept then
   redis.call('set', KEYS[2], rest)
-  turn_announce(KEYS[2], rest, ARGV[2], ARGV[3])
+  turn.announce(KEYS[2], rest, ARGV[2], ARGV[3])
 else
   redis.call('set', KEYS[2], rest, 'keepttl')
 end

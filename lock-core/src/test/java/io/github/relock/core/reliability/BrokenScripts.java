@@ -67,7 +67,7 @@ public final class BrokenScripts {
                     "local token = tonumber(text)\n",
                     "text = '1' local token = 1 -- BROKEN: every holder gets token 1\n"));
             case ACQUIRE_IGNORES_TURNS -> swap(LuaScript.ACQUIRE, replace(LuaScript.ACQUIRE,
-                    "if queue and turn_first(queue) ~= client then",
+                    "if turn and turn.first(queue) ~= client then",
                     "if false then -- BROKEN: whoever comes first takes a lock kept for another client"));
             case RELEASE_NO_COUNT_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     """
@@ -90,7 +90,8 @@ public final class BrokenScripts {
             case RELEASE_SILENT -> swap(LuaScript.RELEASE, replace(replace(LuaScript.RELEASE,
                     "announce(ARGV[4],", // BROKEN: announced where nobody listens, turns too
                     "announce(ARGV[4] .. ':nobody',"),
-                    "turn_announce(KEYS[3], queue, ARGV[4],", "turn_announce(KEYS[3], queue, ARGV[4] .. ':nobody',"));
+                    "turns(announce).announce(KEYS[3], queue, ARGV[4],",
+                    "turns(announce).announce(KEYS[3], queue, ARGV[4] .. ':nobody',"));
             case RELEASE_NO_OWNER_CHECK -> swap(LuaScript.RELEASE, replace(LuaScript.RELEASE,
                     "local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])\n",
                     "redis.call('del', KEYS[1]) do return 0 end -- BROKEN: the token alone frees it\n"
@@ -111,8 +112,8 @@ public final class BrokenScripts {
                     "if state.writer then -- BROKEN: a writer does not wait for the readers inside"));
             case LINE_KEEPS_LAPSED_PLACES -> all(
                     // line.lua is prepended to each script that reads the line
-                    swap(LuaScript.ACQUIRE, keepLapsedPlaces(LuaScript.ACQUIRE)),
-                    swap(LuaScript.RELEASE, keepLapsedPlaces(LuaScript.RELEASE)),
+                    swap(LuaScript.FAIR_ACQUIRE, keepLapsedPlaces(LuaScript.FAIR_ACQUIRE)),
+                    swap(LuaScript.FAIR_RELEASE, keepLapsedPlaces(LuaScript.FAIR_RELEASE)),
                     swap(LuaScript.FAIR_LEAVE, keepLapsedPlaces(LuaScript.FAIR_LEAVE)));
             default -> throw new IllegalArgumentException("unknown breakage " + breakage);
         };

@@ -19,7 +19,8 @@ import io.github.relock.core.internal.redis.AsyncScripts;
  * A Lua script read once from a {@code .lua} resource, with its SHA-1 computed up front: unlike
  * {@code DefaultRedisScript}, asking for the SHA on every call takes no lock. Scripts that read the fencing
  * counter get {@code fence.lua} prepended, the one place that knows the counter's format; those that use a
- * fair lock's waiting line get {@code line.lua}, and a plain lock's turns {@code turns.lua}; the read-write lock's
+ * fair lock's waiting line get {@code line.lua}, and a plain lock's turns {@code turns.lua} (a script defines its
+ * preludes' functions anew on every call: each gets only the preludes its paths call); the read-write lock's
  * scripts get {@code rw-state.lua}, the one place that knows its hash's layout. Scripts that announce a release
  * get {@code announce.lua} (PUBLISH), and a twin for Redis Cluster connections ({@link #onCluster()}) gets
  * {@code announce-sharded.lua} (SPUBLISH).
@@ -29,13 +30,21 @@ public final class LuaScript<T> implements RedisScript<T> {
     /** The keys a plain lock's acquire.lua gets: lock, counter, turns, and the fair lock's hash and counter. */
     static final int ACQUIRE_KEYS = 5;
 
-    /** Take or re-enter a lock (a fair one through its line); see {@code acquire.lua}. */
+    /** Take or re-enter a plain lock; see {@code acquire.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> ACQUIRE = announcing("acquire.lua", (Class) List.class,
-            "fence.lua", "turns.lua", "line.lua");
-    /** Give back one hold; see {@code release.lua}. */
-    public static final LuaScript<Long> RELEASE = announcing("release.lua", Long.class, "fence.lua", "turns.lua",
-            "line.lua");
+            "fence.lua", "turns.lua");
+    /** Give back one hold of a plain lock; see {@code release.lua}. */
+    public static final LuaScript<Long> RELEASE = announcing("release.lua", Long.class, "fence.lua", "turns.lua");
+    /**
+     * Take or re-enter a fair lock through its line: {@code acquire.lua} with the line's functions instead of the
+     * turns' (each script defines its functions anew on every call, so each kind gets only its own).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static final LuaScript<List<Object>> FAIR_ACQUIRE = announcing("acquire.lua", (Class) List.class,
+            "fence.lua", "line.lua");
+    /** Give back one hold of a fair lock; see {@code release.lua}. */
+    public static final LuaScript<Long> FAIR_RELEASE = announcing("release.lua", Long.class, "fence.lua", "line.lua");
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);

@@ -47,7 +47,7 @@ public final class FairKind implements LockKind {
     @Override
     public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
             int holdsBefore, long lengthens, boolean willWait) {
-        return commands.runner().evalAsync(LuaScript.ACQUIRE, 6, keys.lockBytes(), keys.fenceBytes(), line, places,
+        return commands.runner().evalAsync(LuaScript.FAIR_ACQUIRE, 6, keys.lockBytes(), keys.fenceBytes(), line, places,
                 plainLock, plainFence, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 commands.fenceRetention(), willWait ? PLACE : NO_PLACE).thenApply(AcquireReply::of);
     }
@@ -55,7 +55,7 @@ public final class FairKind implements LockKind {
     @Override
     public CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token,
             int holdsBefore) {
-        return commands.runner().evalAsync(LuaScript.RELEASE, 4, keys.lockBytes(), keys.fenceBytes(), line, places,
+        return commands.runner().evalAsync(LuaScript.FAIR_RELEASE, 4, keys.lockBytes(), keys.fenceBytes(), line, places,
                 field, token, Encoding.bytes(holdsBefore), keys.channelBytes(), commands.fenceRetention());
     }
 
