@@ -50,7 +50,7 @@ for _ in $(seq 50); do cli ping >/dev/null 2>&1 && break; sleep 0.1; done
 
 # relock: the acquire as lock() sends it (holds 0, will wait), then the release of that one hold
 {
-    cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/turns.lua"
+    cat "$CORE/announce.lua" "$CORE/fence.lua" "$CORE/ending.lua" "$CORE/turns.lua"
     echo "local function acquire(KEYS, ARGV)"; cat "$CORE/acquire.lua"; echo "end"
     echo "local function release(KEYS, ARGV)"; cat "$CORE/release.lua"; echo "end"
     cat <<'EOF'

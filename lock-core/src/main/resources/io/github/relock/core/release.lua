@@ -1,24 +1,14 @@
 -- Give back one hold, only if it is still the caller's hold, and at most once per request.
--- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
+-- KEYS[1] lock hash   KEYS[2] fencing counter (read by ending.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] fencing token of the hold   ARGV[3] holds before this release
 -- ARGV[4] release channel   ARGV[5] how long the fencing counter is kept, in ms
 -- KEYS[3] (the plain lock) its clients' turns, see turns.lua; ARGV[6] how long a freed lock is kept for a turn
 -- KEYS[3], KEYS[4] (a fair lock instead) its waiting line, see line.lua
--- (announce.lua, fence.lua and turns.lua are prepended for a plain lock; for a fair one, line.lua instead of turns.lua)
+-- (announce.lua, fence.lua, ending.lua and turns.lua are prepended for a plain lock; for a fair one, line.lua
+-- instead of turns.lua)
 -- Returns the holds left (0: released), or -1 when the caller does not hold this lock (any more).
 local fair = KEYS[4] ~= nil
-local current, floor, released, queue
-if fair then
-  current, floor, released = parse_fence(redis.call('get', KEYS[2]))
-else
-  local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
-  current, floor, released = parse_fence(texts[1])
-  queue = texts[2]
-end
-if not current then
-  current, floor, released = ARGV[2], ARGV[2], '0'
-end
--- (no counter at all: it outlived its retention during a hold longer than that; the hash decides)
+local current, floor, released, queue = read_ending(fair, ARGV[2])
 -- a last release, as most are, needs no strtod
 local expected = ARGV[3] == '1' and 1 or tonumber(ARGV[3])
 if current ~= ARGV[2] then

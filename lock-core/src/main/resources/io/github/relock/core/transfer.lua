@@ -2,7 +2,7 @@
 -- A plain lock: once the client's turn is used up and another client is in line, the lock goes to the line
 -- instead and the caller's client to its back. A fair lock: the waiter gets it only if it is the head of the
 -- line; else the lock is released to the head, as release.lua does.
--- KEYS[1] lock hash   KEYS[2] fencing counter (read by fence.lua, prepended)
+-- KEYS[1] lock hash   KEYS[2] fencing counter (read by ending.lua, prepended)
 -- ARGV[1] owner id   ARGV[2] its fencing token   ARGV[3] new owner id   ARGV[4] new owner's lease in ms
 -- ARGV[5] release channel   ARGV[6] 1 if the client's turn is used up, else 0 (plain lock)
 -- ARGV[7] how long the fencing counter is kept, in ms
@@ -10,17 +10,7 @@
 -- KEYS[3], KEYS[4] (a fair lock instead) its waiting line, see line.lua
 -- Returns the new owner's fencing token (> 0), 0 when freed and announced, -1 when the caller does not hold it.
 local fair = KEYS[4] ~= nil
-local current, floor, released, queue
-if fair then
-  current, floor, released = read_fence(KEYS[2])
-else
-  local texts = redis.call('mget', KEYS[2], KEYS[3]) -- the turns come in the same call
-  current, floor, released = parse_fence(texts[1])
-  queue = texts[2]
-end
-if not current then
-  current, floor, released = ARGV[2], ARGV[2], '0'
-end
+local current, floor, released, queue = read_ending(fair, ARGV[2])
 if current ~= ARGV[2] then
   -- a retried hand-off that already ran: the new owner cannot have moved, it waits for this reply
   if redis.call('hget', KEYS[1], ARGV[3]) == '1' and redis.call('hlen', KEYS[1]) == 1 then
@@ -51,10 +41,10 @@ if fair then
 end
 -- the client's turn is used up: if another client is in line, the lock is kept for the first of the line, and
 -- this client, whose threads still wait, goes to the back of it
-local free = false
-local turn = turns(announce)
-local client = turn.client(ARGV[1])
+local free, client = false, nil
 if ARGV[6] == '1' and queue then
+  local turn = turns(announce)
+  client = turn.client(ARGV[1])
   local at = turn.at(queue, client)
   if at then
     queue = string.sub(queue, 1, at - 1) .. string.sub(queue, at + #client)

@@ -35,7 +35,8 @@ public final class LuaScript<T> implements RedisScript<T> {
     public static final LuaScript<List<Object>> ACQUIRE = announcing("acquire.lua", (Class) List.class,
             "fence.lua", "turns.lua");
     /** Give back one hold of a plain lock; see {@code release.lua}. */
-    public static final LuaScript<Long> RELEASE = announcing("release.lua", Long.class, "fence.lua", "turns.lua");
+    public static final LuaScript<Long> RELEASE = announcing("release.lua", Long.class, "fence.lua", "ending.lua",
+            "turns.lua");
     /**
      * Take or re-enter a fair lock through its line: {@code acquire.lua} with the line's functions instead of the
      * turns' (each script defines its functions anew on every call, so each kind gets only its own).
@@ -44,13 +45,17 @@ public final class LuaScript<T> implements RedisScript<T> {
     public static final LuaScript<List<Object>> FAIR_ACQUIRE = announcing("acquire.lua", (Class) List.class,
             "fence.lua", "line.lua");
     /** Give back one hold of a fair lock; see {@code release.lua}. */
-    public static final LuaScript<Long> FAIR_RELEASE = announcing("release.lua", Long.class, "fence.lua", "line.lua");
+    public static final LuaScript<Long> FAIR_RELEASE = announcing("release.lua", Long.class, "fence.lua",
+            "ending.lua", "line.lua");
     /** Renew a batch of leases; see {@code renew.lua}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static final LuaScript<List<Object>> RENEW = new LuaScript<>("renew.lua", (Class) List.class);
     /** Hand a last hold to a waiting owner of the same client, or free it for others; see {@code transfer.lua}. */
-    public static final LuaScript<Long> TRANSFER = announcing("transfer.lua", Long.class, "fence.lua", "turns.lua",
-            "line.lua");
+    public static final LuaScript<Long> TRANSFER = announcing("transfer.lua", Long.class, "fence.lua", "ending.lua",
+            "turns.lua");
+    /** Hand a fair lock's last hold to the head of its line waiting in the same client; see {@code transfer.lua}. */
+    public static final LuaScript<Long> FAIR_TRANSFER = announcing("transfer.lua", Long.class, "fence.lua",
+            "ending.lua", "line.lua");
     /** Delete a lock whoever holds it; see {@code force-unlock.lua}. */
     public static final LuaScript<Long> FORCE_UNLOCK = announcing("force-unlock.lua", Long.class, "fence.lua");
     /** A client whose last waiter gave up leaves a plain lock's turns; see {@code turn-leave.lua}. */

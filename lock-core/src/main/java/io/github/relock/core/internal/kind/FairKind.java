@@ -74,7 +74,7 @@ public final class FairKind implements LockKind {
     @Override
     public CompletableFuture<Long> transfer(LockCommands commands, KeyNames keys, String ownerId, long fencingToken,
             String newOwner, long leaseMillis, boolean turnUsedUp) {
-        return commands.runner().evalAsync(LuaScript.TRANSFER, 4, keys.lockBytes(), keys.fenceBytes(), line, places,
+        return commands.runner().evalAsync(LuaScript.FAIR_TRANSFER, 4, keys.lockBytes(), keys.fenceBytes(), line, places,
                 Encoding.bytes(ownerId), Encoding.bytes(fencingToken), Encoding.bytes(newOwner),
                 Encoding.bytes(leaseMillis), keys.channelBytes(), Encoding.bytes(0), commands.fenceRetention());
     }

@@ -87,7 +87,7 @@ public final class HandOff {
         }
         if (token == 0) {
             turn.ended();
-            next.decline(); // it finds the lock kept for the line, with this client in it, and waits for its turn
+            next.passOver(); // the line's first has it: this waiter, in line, sleeps until its turn is announced
             return Outcome.DONE;
         }
         // registered (and renewed, without a lease of its own) before the new owner wakes

@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>While the wait is {@link #sleeping() between steps}, a thread of the same client that gives back its last
  * hold of the lock may hand the lock straight to it: it {@link #offer() reserves} the waiter, moves the hold in
- * Redis, then either {@link #grant() grants} it (the waiter's next step finds it holding the lock) or
- * {@link #decline() declines} (the waiter tries on its own). A reserved waiter starts no step before one of the
- * two, so a hold is never moved to a wait that has gone.
+ * Redis, then {@link #grant() grants} it (the waiter's next step finds it holding the lock), {@link #decline()
+ * declines} (the waiter tries on its own) or {@link #passOver() passes it over} (the lock went to another waiter
+ * first: this one sleeps on). A reserved waiter starts no step before one of the three, so a hold is never moved
+ * to a wait that has gone.
  */
 public final class ReleaseWaiter implements AutoCloseable {
 
@@ -41,6 +42,8 @@ public final class ReleaseWaiter implements AutoCloseable {
     private final Runnable onWake;
     private final AtomicBoolean signalled = new AtomicBoolean();
     private final AtomicInteger state = new AtomicInteger(AWAKE);
+    /** A step was due while a releaser had this waiter reserved: {@link #passOver()} starts it then. */
+    private volatile boolean dueWhileOffered;
 
     /**
      * @param turn      this client's turn on the lock waited for
@@ -91,6 +94,7 @@ public final class ReleaseWaiter implements AutoCloseable {
 
     /** Releaser side: the hold is now this waiter's (and registered). */
     public void grant() {
+        dueWhileOffered = false; // this wakes it anyway
         signalled.set(true);
         state.set(GRANTED);
         wake();
@@ -98,9 +102,22 @@ public final class ReleaseWaiter implements AutoCloseable {
 
     /** Releaser side: the hand-off did not happen; the waiter wakes and tries on its own. */
     public void decline() {
+        dueWhileOffered = false; // this wakes it anyway
         signalled.set(true);
         state.set(AWAKE);
         wake();
+    }
+
+    /**
+     * Releaser side: the lock went to a waiter that comes first (the head of a fair lock's line, or another client
+     * in the plain lock's line): this one sleeps on, armed as it was, unless a step fell due meanwhile.
+     */
+    public void passOver() {
+        state.set(SLEEPING);
+        if (dueWhileOffered) {
+            dueWhileOffered = false;
+            wake();
+        }
     }
 
     /** The wait is between steps: a releaser may reserve it from now on. */
@@ -109,11 +126,20 @@ public final class ReleaseWaiter implements AutoCloseable {
     }
 
     /**
-     * The wait's next step begins: false while a releaser has it reserved, whose grant or decline wakes it again (a
-     * hold is never moved to a wait that has gone). After a grant, see {@link #takeGrant()}.
+     * The wait's next step begins: false while a releaser has it reserved, whose grant, decline or pass-over starts
+     * it then (a hold is never moved to a wait that has gone). After a grant, see {@link #takeGrant()}.
      */
     public boolean stepBegins() {
-        return state.compareAndSet(SLEEPING, AWAKE) || state.get() == AWAKE;
+        if (state.compareAndSet(SLEEPING, AWAKE) || state.get() == AWAKE) {
+            return true;
+        }
+        dueWhileOffered = true;
+        // a releaser that passed this waiter over meanwhile may not have seen the flag: then the step begins now
+        if (state.compareAndSet(SLEEPING, AWAKE)) {
+            dueWhileOffered = false;
+            return true;
+        }
+        return false;
     }
 
     /** Wakes this waiter if it is armed; false if it already was woken, so the next one should be. */

@@ -20,19 +20,24 @@ class LuaScriptTest {
 
     @Test
     void aPlainLocksPairMakesOnlyTheFunctionsItsCommonPathNeeds() {
-        for (LuaScript<?> script : List.of(LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.ACQUIRE.onCluster(),
-                LuaScript.RELEASE.onCluster())) {
-            // the turns' functions are made by turns() only when a call meets turns; no fair lock's line
+        // the turns' functions are made by turns() only when a call meets turns; no fair lock's line
+        for (LuaScript<?> script : List.of(LuaScript.ACQUIRE, LuaScript.ACQUIRE.onCluster())) {
             assertThat(topLevelFunctions(script)).as(script.name()).containsExactly("announce", "parse_fence",
                     "turns");
+        }
+        for (LuaScript<?> script : List.of(LuaScript.RELEASE, LuaScript.RELEASE.onCluster())) {
+            assertThat(topLevelFunctions(script)).as(script.name()).containsExactly("announce", "parse_fence",
+                    "read_ending", "turns");
         }
     }
 
     @Test
     void aFairLocksScriptsCarryItsLineAndNotThePlainLocksTurns() {
-        for (LuaScript<?> script : List.of(LuaScript.FAIR_ACQUIRE, LuaScript.FAIR_RELEASE)) {
+        assertThat(topLevelFunctions(LuaScript.FAIR_ACQUIRE)).as("acquire").containsExactly("announce",
+                "parse_fence", "line_now", "line_head", "line_join", "line_leave");
+        for (LuaScript<?> script : List.of(LuaScript.FAIR_RELEASE, LuaScript.FAIR_TRANSFER)) {
             assertThat(topLevelFunctions(script)).as(script.name()).containsExactly("announce", "parse_fence",
-                    "line_now", "line_head", "line_join", "line_leave");
+                    "read_ending", "line_now", "line_head", "line_join", "line_leave");
         }
     }
 
