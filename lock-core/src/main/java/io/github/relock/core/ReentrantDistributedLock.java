@@ -119,7 +119,8 @@ public interface ReentrantDistributedLock extends Lock {
      * one attempt); on success the watchdog keeps the lock alive. A wait too long for a {@code long} of
      * nanoseconds waits as long as it takes.
      *
-     * @throws InterruptedException if interrupted while waiting, or on entry (the status is cleared)
+     * @throws IllegalArgumentException if {@code waitTime} is null
+     * @throws InterruptedException     if interrupted while waiting, or on entry (the status is cleared)
      */
     default boolean tryLock(Duration waitTime) throws InterruptedException {
         return tryLock(saturatedNanos(waitTime), TimeUnit.NANOSECONDS);
@@ -129,14 +130,19 @@ public interface ReentrantDistributedLock extends Lock {
      * {@link #tryLock(long, long, TimeUnit)} with {@link Duration}s: waits up to {@code waitTime} (zero or
      * negative: one attempt); on success holds the lock for {@code leaseTime} with no watchdog.
      *
-     * @throws IllegalArgumentException if the lease is not positive or longer than 365 days
+     * @throws IllegalArgumentException if either is null, or the lease is not positive or longer than 365 days
      * @throws InterruptedException     if interrupted while waiting, or on entry (the status is cleared)
      */
     default boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        if (leaseTime.compareTo(Duration.ofDays(365)) > 0) {
-            throw new IllegalArgumentException("Lease time must be at most 365 days, got " + leaseTime);
+        long waitNanos = saturatedNanos(waitTime);
+        if (leaseTime == null) {
+            throw new IllegalArgumentException(
+                    "leaseTime must not be null (tryLock(waitTime) lets the watchdog renew the lock instead)");
         }
-        return tryLock(saturatedNanos(waitTime), leaseTime.toNanos(), TimeUnit.NANOSECONDS);
+        if (leaseTime.compareTo(Duration.ofDays(365)) > 0) {
+            throw new IllegalArgumentException("leaseTime must be at most 365 days, was " + leaseTime);
+        }
+        return tryLock(waitNanos, leaseTime.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -153,6 +159,9 @@ public interface ReentrantDistributedLock extends Lock {
     }
 
     private static long saturatedNanos(Duration duration) {
+        if (duration == null) {
+            throw new IllegalArgumentException("waitTime must not be null (0s makes one attempt)");
+        }
         try {
             return duration.toNanos();
         }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,8 +44,6 @@ class NullDurationsAreRefusedByNameTest {
     }
 
     @Test
-    @Disabled("fails: tryLock(Duration) and tryLock(Duration, Duration) throw the JDK's NullPointerException"
-            + " (\"Cannot invoke ... because \\\"duration\\\" is null\")")
     void theBlockingCallsNameANullWaitAndANullLease() {
         ReentrantDistributedLock lock = client.getLock("null-durations:blocking");
         assertThatThrownBy(() -> lock.tryLock((Duration) null)).isInstanceOf(IllegalArgumentException.class)
