@@ -41,6 +41,9 @@ import io.github.relock.core.internal.kind.FairKind;
 import io.github.relock.core.internal.kind.LockKeys;
 import io.github.relock.core.internal.kind.ReadWriteSide;
 import io.github.relock.core.internal.lock.ClientContext;
+import io.github.relock.core.internal.lock.HandOff;
+import io.github.relock.core.internal.lock.ReleaseScripts;
+import io.github.relock.core.internal.lock.Releases;
 import io.github.relock.core.internal.redis.ClientScheduler;
 import io.github.relock.core.internal.settings.SettingRules;
 import io.github.relock.core.internal.wait.OwnerTurns;
@@ -103,8 +106,13 @@ public final class ClientRuntime implements AutoCloseable {
         ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
                 clientId, scheduler, events::execute);
         long watchdogMillis = settings.watchdogTimeout().toMillis();
+        OwnerTurns turns = new OwnerTurns();
+        ReleaseScripts releaseScripts = new ReleaseScripts(commands, scheduler);
+        Releases releases = new Releases(holds, turns, this::reportLostLater,
+                new HandOff(subscriptions, holds, releaseScripts::transfer), releaseScripts);
         this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
-                new OwnerTurns(), subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler);
+                turns, subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler, releases,
+                releaseScripts);
         this.listeners.addAll(listeners);
         this.told = lockLostExecutor != null ? lockLostExecutor : events::execute;
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler,

@@ -28,7 +28,6 @@ import io.github.relock.core.internal.lock.Acquisition;
 import io.github.relock.core.internal.lock.Arguments;
 import io.github.relock.core.internal.lock.AsyncCalls;
 import io.github.relock.core.internal.lock.ClientContext;
-import io.github.relock.core.internal.lock.Releases;
 import io.github.relock.core.internal.lock.Waits;
 import io.github.relock.core.internal.settings.SettingRules;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
@@ -127,7 +126,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             unlock();
         }
         else if (taken != null && taken.count() == 1) {
-            Waits.await(new Releases(keys, context).release(taken, 1));
+            Waits.await(context.releaseScripts().release(keys, taken, 1));
         }
     }
 
@@ -195,7 +194,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     @Override
     public void unlock() {
         context.openCheck().run();
-        new Releases(keys, context).unlock(holder());
+        context.releases().unlock(keys, holder());
     }
 
     @Override

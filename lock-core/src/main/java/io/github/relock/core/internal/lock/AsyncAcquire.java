@@ -228,7 +228,7 @@ public final class AsyncAcquire<T> {
         catch (IllegalStateException closed) {
             Hold handed = context.holds().get(keys, request.holder().id());
             CompletableFuture<?> givenBack = handed != null && context.holds().remove(handed)
-                    ? new Releases(keys, context).release(handed, 1) // unlock() itself refuses on a closed client
+                    ? context.releaseScripts().release(keys, handed, 1) // unlock() itself refuses on a closed client
                     : CompletableFuture.completedFuture(null);
             givenBack.whenComplete((left, failure) -> finish(() -> result.completeExceptionally(closed)));
             return;
@@ -261,7 +261,7 @@ public final class AsyncAcquire<T> {
             // in the owner's turn: its other calls count levels of the same hold
             context.turns().take(keys, request.holder(), () -> {
                 Hold hold = context.holds().get(keys, request.holder().id());
-                return hold != null && !hold.lost() ? new Releases(keys, context).unlock(hold)
+                return hold != null && !hold.lost() ? context.releases().unlock(keys, hold)
                         : CompletableFuture.completedFuture(true);
             }).whenComplete((left, failure) -> settled.complete(null));
         });

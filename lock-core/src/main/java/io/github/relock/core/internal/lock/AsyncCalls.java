@@ -94,7 +94,7 @@ public final class AsyncCalls {
     public CompletableFuture<Void> unlock() {
         context.openCheck().run();
         CompletableFuture<Void> result = new CompletableFuture<>();
-        new Releases(keys, context).unlockAsync(holder).whenComplete((unused, failure) -> complete(() -> {
+        context.releases().unlockAsync(keys, holder).whenComplete((unused, failure) -> complete(() -> {
             if (failure != null) {
                 result.completeExceptionally(Waits.unwrapped(failure));
             }

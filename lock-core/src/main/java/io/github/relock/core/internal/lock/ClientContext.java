@@ -24,9 +24,12 @@ import io.github.relock.core.internal.wait.WaitingOwners;
  * @param watchdogLeaseMillis the lease of holds the watchdog renews
  * @param openCheck           throws if the client is closed
  * @param lossReporter        tells the lost-lock listeners of a hold found lost
- * @param scheduler           the client's timer thread: runs the waits' timers and the releases' pauses
+ * @param scheduler           the client's timer thread: runs the waits' timers
+ * @param releases            gives back the holds
+ * @param releaseScripts      sends the release scripts until their outcome is known
  */
 public record ClientContext(String clientId, OwnerIds owners, LockCommands commands, HoldRegistry holds,
         WaitingOwners waiting, OwnerTurns turns, ReleaseSubscriptions subscriptions, long watchdogLeaseMillis, Runnable openCheck,
-        Consumer<Hold> lossReporter, ClientScheduler scheduler) {
+        Consumer<Hold> lossReporter, ClientScheduler scheduler, Releases releases,
+        ReleaseScripts releaseScripts) {
 }
