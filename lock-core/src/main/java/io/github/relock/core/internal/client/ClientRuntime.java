@@ -16,6 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,8 +41,10 @@ import io.github.relock.core.internal.hold.OwnerIds;
 import io.github.relock.core.internal.kind.FairKind;
 import io.github.relock.core.internal.kind.LockKeys;
 import io.github.relock.core.internal.kind.ReadWriteSide;
-import io.github.relock.core.internal.lock.ClientContext;
+import io.github.relock.core.internal.lock.Acquisitions;
+import io.github.relock.core.internal.lock.AsyncCalls;
 import io.github.relock.core.internal.lock.HandOff;
+import io.github.relock.core.internal.lock.LockWaits;
 import io.github.relock.core.internal.lock.ReleaseScripts;
 import io.github.relock.core.internal.lock.Releases;
 import io.github.relock.core.internal.redis.ClientScheduler;
@@ -52,14 +55,33 @@ import io.github.relock.core.internal.wait.WaitingOwners;
 
 /**
  * What one client's locks share, put together: the Redis commands, the holds, the waiters' subscriptions,
- * the watchdog and the lost-lock listeners. The public {@code RedisLockClient} is a thin face over this.
+ * the watchdog and the lost-lock listeners, each service built once here and given the others it uses. The
+ * public {@code RedisLockClient} is a thin face over this.
  */
 public final class ClientRuntime implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ClientRuntime.class);
 
     private final String keyPrefix;
-    private final ClientContext context;
+    /** The random id that starts every owner id of this client. */
+    private final String clientId;
+    /** The owner ids of this client's threads. */
+    private final OwnerIds owners;
+    private final LockCommands commands;
+    /** This client's holds, also the watchdog's work list. */
+    private final HoldRegistry holds;
+    /** Release notifications for waiters. */
+    private final ReleaseSubscriptions subscriptions;
+    private final Acquisitions acquisitions;
+    private final LockWaits waits;
+    private final Releases releases;
+    private final AsyncCalls async;
+    /** The lease of holds the watchdog renews. */
+    private final long watchdogLeaseMillis;
+    /** Throws if the client is closed. */
+    private final Runnable openCheck = this::checkOpen;
+    /** Tells the lost-lock listeners of a hold found lost. */
+    private final Consumer<Hold> lossReporter = this::reportLostLater;
     private final LeaseWatchdog watchdog;
     /** The client's timer thread: sends again, gives connections back. */
     private final ClientScheduler scheduler;
@@ -95,28 +117,29 @@ public final class ClientRuntime implements AutoCloseable {
         this.keyPrefix = settings.keyPrefix();
         // random per instance even with a chosen name: a replayed command is recognised by its owner id, so
         // two live instances (or a restart while the old one's leases run) must never share one
-        String clientId = settings.clientName() != null ? settings.clientName() + "-" + instanceSuffix()
+        this.clientId = settings.clientName() != null ? settings.clientName() + "-" + instanceSuffix()
                 : UUID.randomUUID().toString();
+        this.owners = new OwnerIds(clientId);
         this.scheduler = new ClientScheduler("relock-scheduler-" + clientId);
         this.events = new EventThread("relock-events-" + clientId);
-        LockCommands commands = new LockCommands(factory, settings.minReplicas(),
+        this.commands = new LockCommands(factory, settings.minReplicas(),
                 settings.replicaAckTimeout().toMillis(), settings.fencingTokenRetention().toMillis(), scheduler,
                 events::execute);
-        HoldRegistry holds = new HoldRegistry();
-        ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
+        this.holds = new HoldRegistry();
+        this.subscriptions = new ReleaseSubscriptions(factory, keyPrefix + "__relock_client__:" + clientId,
                 clientId, scheduler, events::execute);
-        long watchdogMillis = settings.watchdogTimeout().toMillis();
+        this.watchdogLeaseMillis = settings.watchdogTimeout().toMillis();
         OwnerTurns turns = new OwnerTurns();
         ReleaseScripts releaseScripts = new ReleaseScripts(commands, scheduler);
-        Releases releases = new Releases(holds, turns, this::reportLostLater,
+        this.releases = new Releases(holds, turns, lossReporter,
                 new HandOff(subscriptions, holds, releaseScripts::transfer), releaseScripts);
-        this.context = new ClientContext(clientId, new OwnerIds(clientId), commands, holds, new WaitingOwners(),
-                turns, subscriptions, watchdogMillis, this::checkOpen, this::reportLostLater, scheduler, releases,
-                releaseScripts);
+        this.acquisitions = new Acquisitions(commands, holds, new WaitingOwners(), turns, lossReporter, openCheck,
+                watchdogLeaseMillis);
+        this.waits = new LockWaits(acquisitions, releases, subscriptions, scheduler, openCheck, commands);
+        this.async = new AsyncCalls(owners, holds, waits, releases, openCheck, watchdogLeaseMillis);
         this.listeners.addAll(listeners);
         this.told = lockLostExecutor != null ? lockLostExecutor : events::execute;
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogMillis, scheduler,
-                this::reportLostLater);
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogLeaseMillis, scheduler, lossReporter);
     }
 
     /** 48 random bits, in hex. */
@@ -125,7 +148,7 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     public String clientId() {
-        return context.clientId();
+        return clientId;
     }
 
     /** A handle on one lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
@@ -136,35 +159,40 @@ public final class ClientRuntime implements AutoCloseable {
     private RedisReentrantLock exclusive(String name, @Nullable String ownerId) {
         checkOpen();
         checkOwner(ownerId);
-        return new RedisReentrantLock(LockKeys.of(keyPrefix, SettingRules.checkLockName(name)), context, ownerId);
+        return handle(LockKeys.of(keyPrefix, SettingRules.checkLockName(name)), ownerId);
+    }
+
+    /** A handle on the lock of {@code keys}, owned by the calling thread ({@code ownerId} null) or by that owner. */
+    private RedisReentrantLock handle(LockKeys keys, @Nullable String ownerId) {
+        return new RedisReentrantLock(keys, ownerId, owners, commands, holds, acquisitions, waits, releases, async,
+                openCheck, lossReporter, watchdogLeaseMillis);
     }
 
     /** A fair lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReentrantDistributedLock fairLock(String name, @Nullable String ownerId) {
         checkKind("Fair", name, ownerId);
-        return new RedisReentrantLock(FairKind.keys(keyPrefix, SettingRules.checkLockName(name)), context, ownerId);
+        return handle(FairKind.keys(keyPrefix, SettingRules.checkLockName(name)), ownerId);
     }
 
     /** Both sides of a read-write lock, owned by the calling thread ({@code ownerId} null) or by that owner. */
     public ReadWriteDistributedLock readWriteLock(String name, @Nullable String ownerId) {
         checkKind("Read-write", name, ownerId);
         LockKeys[] sides = ReadWriteSide.keys(keyPrefix, SettingRules.checkLockName(name));
-        return new RedisReadWriteLock(name, new RedisReentrantLock(sides[0], context, ownerId),
-                new RedisReentrantLock(sides[1], context, ownerId));
+        return new RedisReadWriteLock(name, handle(sides[0], ownerId), handle(sides[1], ownerId));
     }
 
     /** The checks before a handle on a lock of a kind other than exclusive; none of them waits for replicas yet. */
     private void checkKind(String kind, String name, @Nullable String ownerId) {
         checkOpen();
         checkOwner(ownerId);
-        if (context.commands().awaitsReplicas()) {
+        if (commands.awaitsReplicas()) {
             throw new UnsupportedOperationException(kind + " locks do not wait for replicas yet: use a client "
                     + "without minReplicas for lock '" + name + "', or an exclusive lock");
         }
     }
 
     private void checkOwner(@Nullable String ownerId) {
-        context.owners().checkMine(ownerId);
+        owners.checkMine(ownerId);
     }
 
     /** Several locks, sorted by name and without duplicates: the fixed order that keeps callers from deadlocking. */
@@ -183,12 +211,12 @@ public final class ClientRuntime implements AutoCloseable {
     }
 
     public String newOwnerId() {
-        return context.clientId() + ":owner-" + ownerSequence.incrementAndGet();
+        return clientId + ":owner-" + ownerSequence.incrementAndGet();
     }
 
     public List<HeldLock> heldLocks() {
         List<HeldLock> held = new ArrayList<>();
-        for (Hold hold : context.holds().held()) {
+        for (Hold hold : holds.held()) {
             if (!hold.lost() && !hold.leaseEnded()) {
                 held.add(hold.heldLock());
             }
@@ -229,17 +257,17 @@ public final class ClientRuntime implements AutoCloseable {
             awaitClosed();
             return;
         }
-        if (leakingCloses.remove(context.clientId())) {
+        if (leakingCloses.remove(clientId)) {
             closeDone.countDown(); // the fault-testing close that leaks: see leakOnNextClose
             return;
         }
         try {
             watchdog.close();
-            context.subscriptions().close();
-            context.commands().close();
+            subscriptions.close();
+            commands.close();
             events.closeNow(); // a listener asleep is woken, as it was when listeners ran on the watchdog thread
             scheduler.close();
-            context.holds().clear();
+            holds.clear();
         }
         finally {
             closeDone.countDown();
@@ -268,7 +296,7 @@ public final class ClientRuntime implements AutoCloseable {
 
     private void checkOpen() {
         if (closed.get()) {
-            throw new IllegalStateException("RedisLockClient " + context.clientId() + " is closed");
+            throw new IllegalStateException("RedisLockClient " + clientId + " is closed");
         }
     }
 

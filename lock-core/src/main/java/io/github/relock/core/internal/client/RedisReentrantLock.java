@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -19,48 +20,88 @@ import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.internal.command.LockCommands;
 import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.hold.Hold;
+import io.github.relock.core.internal.hold.HoldRegistry;
 import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.hold.OwnerIds;
 import io.github.relock.core.internal.kind.LockKeys;
 import io.github.relock.core.internal.kind.LockKind;
-import io.github.relock.core.internal.lock.AsyncAcquire;
-import io.github.relock.core.internal.lock.Acquisition;
+import io.github.relock.core.internal.lock.Acquisitions;
 import io.github.relock.core.internal.lock.Arguments;
+import io.github.relock.core.internal.lock.AsyncAcquire;
 import io.github.relock.core.internal.lock.AsyncCalls;
-import io.github.relock.core.internal.lock.ClientContext;
+import io.github.relock.core.internal.lock.LockWaits;
+import io.github.relock.core.internal.lock.Releases;
 import io.github.relock.core.internal.lock.Waits;
 import io.github.relock.core.internal.settings.SettingRules;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
 
 /**
- * A handle on one lock, owned by the calling thread or by one explicit owner: the API, put together from
- * the wait ({@link AsyncAcquire}), the round trip ({@link Acquisition}), the hand-off and the release. What
- * differs between an exclusive lock and a side of a read-write lock is the keys' {@link LockKind}. Holds
- * no state of its own; what is held lives in Redis and in the client's holds.
+ * A handle on one lock, owned by the calling thread or by one explicit owner: the API, put together from the
+ * client's services, built once per client: the waits ({@link LockWaits}), the round trips ({@link Acquisitions}),
+ * the releases and hand-offs ({@link Releases}). What differs between an exclusive lock and a side of a read-write
+ * lock is the keys' {@link LockKind}. Holds no state of its own; what is held lives in Redis and in the client's
+ * holds.
  */
 final class RedisReentrantLock implements ReentrantDistributedLock {
 
     private final LockKeys keys;
-    private final ClientContext context;
     private final OwnerIds.@Nullable Owner fixedOwner;
     /** How long a first acquisition through this handle may be held at most; 0: no limit. */
     private final long maxHoldNanos;
+    /** The owner ids of the client's threads. */
+    private final OwnerIds owners;
+    private final LockCommands commands;
+    private final HoldRegistry holds;
+    private final Acquisitions acquisitions;
+    private final LockWaits waits;
+    private final Releases releases;
+    private final AsyncCalls async;
+    /** Throws if the client is closed. */
+    private final Runnable openCheck;
+    /** Tells the lost-lock listeners of a hold found lost. */
+    private final Consumer<Hold> lossReporter;
+    /** The lease of holds the watchdog renews. */
+    private final long watchdogLeaseMillis;
 
-    RedisReentrantLock(LockKeys keys, ClientContext context, @Nullable String fixedOwnerId) {
-        this(keys, context, OwnerIds.explicit(fixedOwnerId), 0);
+    /** A handle owned by the calling thread ({@code fixedOwnerId} null) or by that owner, on the client's services. */
+    RedisReentrantLock(LockKeys keys, @Nullable String fixedOwnerId, OwnerIds owners, LockCommands commands,
+            HoldRegistry holds, Acquisitions acquisitions, LockWaits waits, Releases releases, AsyncCalls async,
+            Runnable openCheck, Consumer<Hold> lossReporter, long watchdogLeaseMillis) {
+        this.keys = keys;
+        this.fixedOwner = OwnerIds.explicit(fixedOwnerId);
+        this.maxHoldNanos = 0;
+        this.owners = owners;
+        this.commands = commands;
+        this.holds = holds;
+        this.acquisitions = acquisitions;
+        this.waits = waits;
+        this.releases = releases;
+        this.async = async;
+        this.openCheck = openCheck;
+        this.lossReporter = lossReporter;
+        this.watchdogLeaseMillis = watchdogLeaseMillis;
     }
 
-    private RedisReentrantLock(LockKeys keys, ClientContext context, OwnerIds.@Nullable Owner fixedOwner,
-            long maxHoldNanos) {
-        this.keys = keys;
-        this.context = context;
-        this.fixedOwner = fixedOwner;
+    /** {@code handle} with first acquisitions held at most {@code maxHoldNanos}. */
+    private RedisReentrantLock(RedisReentrantLock handle, long maxHoldNanos) {
+        this.keys = handle.keys;
+        this.fixedOwner = handle.fixedOwner;
         this.maxHoldNanos = maxHoldNanos;
+        this.owners = handle.owners;
+        this.commands = handle.commands;
+        this.holds = handle.holds;
+        this.acquisitions = handle.acquisitions;
+        this.waits = handle.waits;
+        this.releases = handle.releases;
+        this.async = handle.async;
+        this.openCheck = handle.openCheck;
+        this.lossReporter = handle.lossReporter;
+        this.watchdogLeaseMillis = handle.watchdogLeaseMillis;
     }
 
     @Override
     public RedisReentrantLock withMaxHold(Duration maxHold) {
-        return new RedisReentrantLock(keys, context, fixedOwner, SettingRules.checkLease("maxHold", maxHold).toNanos());
+        return new RedisReentrantLock(this, SettingRules.checkLease("maxHold", maxHold).toNanos());
     }
 
     @Override
@@ -75,7 +116,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public void lock() {
-        acquireUninterruptibly(Long.MAX_VALUE, context.watchdogLeaseMillis(), true);
+        acquireUninterruptibly(Long.MAX_VALUE, watchdogLeaseMillis, true);
     }
 
     @Override
@@ -85,17 +126,17 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        acquire(Long.MAX_VALUE, context.watchdogLeaseMillis(), true, true);
+        acquire(Long.MAX_VALUE, watchdogLeaseMillis, true, true);
     }
 
     @Override
     public boolean tryLock() {
-        return acquireUninterruptibly(0, context.watchdogLeaseMillis(), true);
+        return acquireUninterruptibly(0, watchdogLeaseMillis, true);
     }
 
     @Override
     public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
-        return acquire(Arguments.waitNanos(waitTime, unit), context.watchdogLeaseMillis(), true, true);
+        return acquire(Arguments.waitNanos(waitTime, unit), watchdogLeaseMillis, true, true);
     }
 
     @Override
@@ -109,12 +150,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
      */
     boolean take(long waitNanos, long leaseMillis, boolean interruptible) throws InterruptedException {
         boolean watchdog = leaseMillis == 0;
-        return acquire(waitNanos, watchdog ? context.watchdogLeaseMillis() : leaseMillis, watchdog, interruptible);
+        return acquire(waitNanos, watchdog ? watchdogLeaseMillis : leaseMillis, watchdog, interruptible);
     }
 
     /** The caller's hold as this client records it; null if none. */
     @Nullable Hold hold() {
-        return context.holds().get(keys, holder().id());
+        return holds.get(keys, holder().id());
     }
 
     /**
@@ -126,13 +167,13 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             unlock();
         }
         else if (taken != null && taken.count() == 1) {
-            Waits.await(context.releaseScripts().release(keys, taken, 1));
+            Waits.await(releases.releaseFirst(keys, taken));
         }
     }
 
     private boolean closed() {
         try {
-            context.openCheck().run();
+            openCheck.run();
             return false;
         }
         catch (IllegalStateException ex) {
@@ -153,18 +194,18 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             throws InterruptedException {
         Holder holder = holder();
         checkKind();
-        context.openCheck().run();
+        openCheck.run();
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException("Interrupted before waiting for lock '" + keys.name() + "'");
         }
-        if (new Acquisition(keys, context, waitNanos > 0).reenterLocally(holder, leaseMillis, watchdog)) {
+        if (acquisitions.reenterLocally(keys, holder, leaseMillis, watchdog)) {
             return true; // nothing to wait for: the caller holds it already
         }
         // an explicit owner's hold changes only in its turn, and a hand-off would register one outside it
         ReleaseWaiter.Candidate candidate = !keys.kind().handsOff() || holder.thread() == null ? null
                 : new ReleaseWaiter.Candidate(holder.id(), holder.thread(), leaseMillis, watchdog, maxHoldNanos);
-        AsyncAcquire.Started<Boolean> waiting = AsyncAcquire.tryAcquire(keys, context, holder, leaseMillis, watchdog,
-                maxHoldNanos, waitNanos, candidate);
+        AsyncAcquire.Started<Boolean> waiting = waits.tryAcquire(keys, holder, leaseMillis, watchdog, maxHoldNanos,
+                waitNanos, candidate);
         return interruptible ? awaitInterruptibly(waiting) : Waits.await(waiting.result());
     }
 
@@ -193,43 +234,40 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public void unlock() {
-        context.openCheck().run();
-        context.releases().unlock(keys, holder());
+        openCheck.run();
+        releases.unlock(keys, holder());
     }
 
     @Override
     public CompletableFuture<Boolean> tryLockAsync(Duration waitTime, @Nullable Duration leaseTime, LockOwner owner) {
-        return async(owner).tryLock(Arguments.waitNanos(waitTime), leaseTime);
+        return async.tryLock(keys, async.caller(keys, fixedOwner, owner), maxHoldNanos, Arguments.waitNanos(waitTime),
+                leaseTime);
     }
 
     @Override
     public CompletableFuture<Void> lockAsync(LockOwner owner) {
-        return async(owner).lock(null);
+        return async.lock(keys, async.caller(keys, fixedOwner, owner), maxHoldNanos, null);
     }
 
     @Override
     public CompletableFuture<Void> lockAsync(Duration leaseTime, LockOwner owner) {
-        return async(owner).lock(leaseTime);
+        return async.lock(keys, async.caller(keys, fixedOwner, owner), maxHoldNanos, leaseTime);
     }
 
     @Override
     public CompletableFuture<Void> unlockAsync(LockOwner owner) {
-        return async(owner).unlock();
-    }
-
-    private AsyncCalls async(LockOwner owner) {
-        return AsyncCalls.of(keys, context, fixedOwner, owner, maxHoldNanos);
+        return async.unlock(keys, async.caller(keys, fixedOwner, owner));
     }
 
     @Override
     public boolean forceUnlock() {
-        context.openCheck().run();
-        return query(() -> keys.kind().forceUnlock(context.commands(), keys));
+        openCheck.run();
+        return query(() -> keys.kind().forceUnlock(commands, keys));
     }
 
     @Override
     public boolean isLocked() {
-        return query(() -> keys.kind().isLocked(context.commands(), keys));
+        return query(() -> keys.kind().isLocked(commands, keys));
     }
 
     @Override
@@ -239,7 +277,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public boolean isLost() {
-        Hold hold = context.holds().get(keys, holder().id());
+        Hold hold = holds.get(keys, holder().id());
         return hold != null && (hold.lost() || hold.leaseEnded());
     }
 
@@ -253,7 +291,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
      */
     @Override
     public int getHoldCount() {
-        Hold hold = context.holds().get(keys, holder().id());
+        Hold hold = holds.get(keys, holder().id());
         if (hold == null) {
             return 0;
         }
@@ -261,7 +299,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
             return hold.count();
         }
         if (hold.markLost()) {
-            context.lossReporter().accept(hold); // a lease the local clock saw end: told to the listeners once, too
+            lossReporter.accept(hold); // a lease the local clock saw end: told to the listeners once, too
         }
         hold.lossSeen(System.nanoTime()); // kept a while for an unlock() to report, then forgotten
         return 0;
@@ -269,14 +307,14 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public Duration remainingLease() {
-        return Duration.ofMillis(query(() -> keys.kind().remainingLeaseMillis(context.commands(), keys,
+        return Duration.ofMillis(query(() -> keys.kind().remainingLeaseMillis(commands, keys,
                 holder().id())));
     }
 
     @Override
     public long fencingToken() {
         Holder holder = holder();
-        Hold hold = context.holds().get(keys, holder.id());
+        Hold hold = holds.get(keys, holder.id());
         if (hold == null || hold.lost() || hold.leaseEnded()) {
             throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by " + holder.describe()
                     + ", so there is no fencing token");
@@ -286,7 +324,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public Optional<HeldLock> currentHold() {
-        Hold hold = context.holds().get(keys, holder().id());
+        Hold hold = holds.get(keys, holder().id());
         return hold == null ? Optional.empty() : Optional.of(hold.heldLock());
     }
 
@@ -301,12 +339,12 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
      * closed client may still read); a failure to reach Redis is a {@link LockOperationException}.
      */
     <T> T ask(BiFunction<LockCommands, LockKeys, T> question) {
-        return query(() -> question.apply(context.commands(), keys));
+        return query(() -> question.apply(commands, keys));
     }
 
     /** As {@link #ask}, refused once the client is closed: for what changes the lock. */
     <T> T change(BiFunction<LockCommands, LockKeys, T> change) {
-        context.openCheck().run();
+        openCheck.run();
         return ask(change);
     }
 
@@ -323,7 +361,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
     /** The kind's own refusals, with the caller named by its owner id (not the hold's field). */
     private void checkKind() {
         OwnerIds.Owner owner = owner();
-        keys.kind().check(context.holds(), keys, owner.id(), new Holder(owner, threadName()).describe());
+        keys.kind().check(holds, keys, owner.id(), new Holder(owner, threadName()).describe());
     }
 
     private @Nullable String threadName() {
@@ -332,7 +370,7 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     /** Who calls: the explicit owner, or the calling thread's. */
     private OwnerIds.Owner owner() {
-        return fixedOwner != null ? fixedOwner : context.owners().currentThread();
+        return fixedOwner != null ? fixedOwner : owners.currentThread();
     }
 
     /** The caller as the holder of this kind of lock: its hold's field in Redis (see {@link LockKind#field}). */

@@ -10,9 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.internal.command.AcquireReply;
-import io.github.relock.core.internal.hold.Hold;
 import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.kind.LockKeys;
+import io.github.relock.core.internal.redis.ClientScheduler;
+import io.github.relock.core.internal.wait.ReleaseSubscriptions;
 import io.github.relock.core.internal.wait.ReleaseWaiter;
 import io.github.relock.core.internal.wait.UnansweredLately;
 
@@ -56,10 +57,17 @@ public final class AsyncAcquire<T> {
     private static final long NO_LEASE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final LockKeys keys;
-    private final ClientContext context;
     private final Request<T> request;
-    private final Acquisition acquisition;
+    /** Whether the caller waits if the lock is busy (see {@link Acquisitions}). */
+    private final boolean willWait;
     private final long deadline;
+    private final Acquisitions acquisitions;
+    private final Releases releases;
+    private final ReleaseSubscriptions subscriptions;
+    /** The client's timer thread: runs this wait's timers. */
+    private final ClientScheduler scheduler;
+    /** Throws if the client is closed. */
+    private final Runnable openCheck;
     private final CompletableFuture<T> result = new CompletableFuture<>();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
     /** Wake-ups not yet handled; the one that takes the count from 0 runs the steps. */
@@ -75,23 +83,18 @@ public final class AsyncAcquire<T> {
     private volatile @Nullable ScheduledFuture<?> timer;
     private volatile boolean finished;
 
-    AsyncAcquire(LockKeys keys, ClientContext context, Request<T> request, long waitNanos) {
+    /** A wait of up to {@code waitNanos} (0: one attempt); see {@link LockWaits}, which starts it. */
+    AsyncAcquire(LockKeys keys, Request<T> request, long waitNanos, Acquisitions acquisitions, Releases releases,
+            ReleaseSubscriptions subscriptions, ClientScheduler scheduler, Runnable openCheck) {
         this.keys = keys;
-        this.context = context;
         this.request = request;
-        this.acquisition = new Acquisition(keys, context, waitNanos > 0);
+        this.willWait = waitNanos > 0;
         this.deadline = System.nanoTime() + waitNanos;
-    }
-
-    /**
-     * Starts a wait of up to {@code waitNanos} (0: one attempt) for a handle's holder, which a local releaser may
-     * hand the lock to if it is {@code candidate} (null: nobody); the result says whether the lock is held.
-     */
-    public static Started<Boolean> tryAcquire(LockKeys keys, ClientContext context, Holder holder,
-            long leaseMillis, boolean watchdog, long maxHoldNanos, long waitNanos,
-            ReleaseWaiter.@Nullable Candidate candidate) {
-        return new AsyncAcquire<>(keys, context, new Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true,
-                false, candidate, Runnable::run), waitNanos).start();
+        this.acquisitions = acquisitions;
+        this.releases = releases;
+        this.subscriptions = subscriptions;
+        this.scheduler = scheduler;
+        this.openCheck = openCheck;
     }
 
     /**
@@ -99,8 +102,8 @@ public final class AsyncAcquire<T> {
      * {@code completions} executor.
      */
     Started<T> start() {
-        acquisition.started(request.holder());
-        context.subscriptions().watchClose(onClose);
+        acquisitions.started(keys, request.holder(), willWait);
+        subscriptions.watchClose(onClose);
         result.whenComplete((value, failure) -> kick()); // a caller that completes it ends the wait at once
         kick();
         return new Started<>(result, settled);
@@ -148,7 +151,7 @@ public final class AsyncAcquire<T> {
             return false;
         }
         try {
-            context.openCheck().run();
+            openCheck.run();
             JoinWithin join = joining;
             boolean joinFailed = false;
             if (waiter == null && join != null && !join.pending()) {
@@ -159,8 +162,8 @@ public final class AsyncAcquire<T> {
             if (waiter != null) {
                 waiter.arm(); // a release announced from here on kicks another step
             }
-            CompletableFuture<AcquireReply> reply = acquisition.attemptAsync(request.holder(), request.leaseMillis(),
-                    request.watchdog(), request.maxHoldNanos());
+            CompletableFuture<AcquireReply> reply = acquisitions.attemptAsync(keys, request.holder(),
+                    request.leaseMillis(), request.watchdog(), request.maxHoldNanos(), willWait);
             if (reply.isDone()) {
                 replied(reply, joinFailed);
                 return false;
@@ -196,7 +199,8 @@ public final class AsyncAcquire<T> {
             if (waiter == null) {
                 if (joining == null && !joinFailed) {
                     // under way while the wait goes on: Redis may not answer it for the whole command timeout
-                    joining = new JoinWithin(keys, context, candidate(), request.holder().id(), this::kick, this::kick);
+                    joining = new JoinWithin(keys, subscriptions, request.candidate(), request.holder().id(),
+                            this::kick, this::kick);
                 }
                 // nothing announces the release to this wait yet: look again soon (and subscribe again)
                 later(Math.min(sleep, RESUBSCRIBE_NANOS));
@@ -210,12 +214,6 @@ public final class AsyncAcquire<T> {
         }
     }
 
-    /** Who a local releaser may hand the lock to while this wait sleeps; null: nobody. */
-    private ReleaseWaiter.@Nullable Candidate candidate() {
-        // with minReplicas a moved hold would skip its WAIT: such waiters only ever take the lock themselves
-        return context.commands().awaitsReplicas() ? null : request.candidate();
-    }
-
     /**
      * A local releaser moved the lock to this wait, and registered the hold: it is granted, unless the client
      * closed meanwhile, which gives it back.
@@ -223,14 +221,11 @@ public final class AsyncAcquire<T> {
     private void handedOver(ReleaseWaiter current) {
         current.arm();
         try {
-            context.openCheck().run();
+            openCheck.run();
         }
         catch (IllegalStateException closed) {
-            Hold handed = context.holds().get(keys, request.holder().id());
-            CompletableFuture<?> givenBack = handed != null && context.holds().remove(handed)
-                    ? context.releaseScripts().release(keys, handed, 1) // unlock() itself refuses on a closed client
-                    : CompletableFuture.completedFuture(null);
-            givenBack.whenComplete((left, failure) -> finish(() -> result.completeExceptionally(closed)));
+            releases.giveBackHandedOver(keys, request.holder())
+                    .whenComplete((left, failure) -> finish(() -> result.completeExceptionally(closed)));
             return;
         }
         granted();
@@ -242,7 +237,7 @@ public final class AsyncAcquire<T> {
             before.cancel(false);
         }
         try {
-            timer = context.scheduler().schedule(this::kick, nanos);
+            timer = scheduler.schedule(this::kick, nanos);
         }
         catch (RejectedExecutionException ex) {
             throw new IllegalStateException("The RedisLockClient was closed while waiting for lock '" + keys.name()
@@ -259,11 +254,7 @@ public final class AsyncAcquire<T> {
             }
             // cancelled while the lock was being taken: nobody will release it, so give it back now
             // in the owner's turn: its other calls count levels of the same hold
-            context.turns().take(keys, request.holder(), () -> {
-                Hold hold = context.holds().get(keys, request.holder().id());
-                return hold != null && !hold.lost() ? context.releases().unlock(keys, hold)
-                        : CompletableFuture.completedFuture(true);
-            }).whenComplete((left, failure) -> settled.complete(null));
+            releases.giveBackUnwanted(keys, request.holder()).whenComplete((left, failure) -> settled.complete(null));
         });
     }
 
@@ -298,7 +289,7 @@ public final class AsyncAcquire<T> {
             told.run();
             throw ex;
         }
-        if (ended.isDone() || acquisition.clientClosed()) {
+        if (ended.isDone() || acquisitions.clientClosed()) {
             told.run();
         }
         else {
@@ -315,7 +306,7 @@ public final class AsyncAcquire<T> {
             return CompletableFuture.completedFuture(null); // a release that failed after the grant comes here again
         }
         finished = true;
-        context.subscriptions().unwatchClose(onClose);
+        subscriptions.unwatchClose(onClose);
         ScheduledFuture<?> pending = timer;
         if (pending != null) {
             pending.cancel(false);
@@ -328,7 +319,7 @@ public final class AsyncAcquire<T> {
         if (join != null) {
             join.abandon();
         }
-        return acquisition.endedAsync(request.holder(), acquired);
+        return acquisitions.endedAsync(keys, request.holder(), willWait, acquired);
     }
 
     /** How long to wait at most after an attempt that found the lock held with {@code pttlMillis} left. */

@@ -10,14 +10,15 @@ import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 import io.github.relock.core.LockOwner;
+import io.github.relock.core.internal.hold.HoldRegistry;
 import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.hold.OwnerIds;
 import io.github.relock.core.internal.kind.LockKeys;
 
 /**
- * The asynchronous calls of one lock handle for one explicit owner: each sends its first round trip and returns;
- * no thread waits for the replies. Arguments are checked before anything starts, so a bad one throws at the call,
- * not in the future.
+ * The asynchronous calls of one client's lock handles, each for one explicit owner: each sends its first round trip
+ * and returns; no thread waits for the replies. Arguments are checked before anything starts, so a bad one throws at
+ * the call, not in the future.
  */
 public final class AsyncCalls {
 
@@ -29,55 +30,71 @@ public final class AsyncCalls {
      */
     private static final Executor COMPLETIONS = ForkJoinPool.commonPool();
 
-    private final LockKeys keys;
-    private final ClientContext context;
-    private final Holder holder;
-    private final long maxHoldNanos;
+    private final OwnerIds owners;
+    private final HoldRegistry holds;
+    private final LockWaits waits;
+    private final Releases releases;
+    /** Throws if the client is closed. */
+    private final Runnable openCheck;
+    /** The lease of holds the watchdog renews. */
+    private final long watchdogLeaseMillis;
 
-    AsyncCalls(LockKeys keys, ClientContext context, Holder holder, long maxHoldNanos) {
-        this.keys = keys;
-        this.context = context;
-        this.holder = holder;
-        this.maxHoldNanos = maxHoldNanos;
+    public AsyncCalls(OwnerIds owners, HoldRegistry holds, LockWaits waits, Releases releases, Runnable openCheck,
+            long watchdogLeaseMillis) {
+        this.owners = owners;
+        this.holds = holds;
+        this.waits = waits;
+        this.releases = releases;
+        this.openCheck = openCheck;
+        this.watchdogLeaseMillis = watchdogLeaseMillis;
     }
 
     /**
-     * The calls of a handle (whose own owner, if it has one, is {@code fixedOwner}) for {@code owner}.
+     * The holder of lock {@code keys} that calls of a handle (whose own owner, if it has one, is {@code fixedOwner})
+     * make for {@code owner}.
      *
      * @throws IllegalArgumentException if the handle belongs to another owner
      */
-    public static AsyncCalls of(LockKeys keys, ClientContext context, OwnerIds.@Nullable Owner fixedOwner, LockOwner owner,
-            long maxHoldNanos) {
+    public Holder caller(LockKeys keys, OwnerIds.@Nullable Owner fixedOwner, LockOwner owner) {
         Objects.requireNonNull(owner, "owner must not be null");
         if (fixedOwner != null && !fixedOwner.id().equals(owner.id())) {
             throw new IllegalArgumentException("This handle of lock '" + keys.name() + "' belongs to owner '"
                     + fixedOwner.id() + "', not " + owner);
         }
-        context.owners().checkMine(owner.id());
+        owners.checkMine(owner.id());
         OwnerIds.Owner caller = Objects.requireNonNull(OwnerIds.explicit(owner.id()));
-        keys.kind().check(context.holds(), keys, caller.id(), new Holder(caller, null).describe());
-        return new AsyncCalls(keys, context, Holder.of(keys, caller, null), maxHoldNanos);
+        keys.kind().check(holds, keys, caller.id(), new Holder(caller, null).describe());
+        return Holder.of(keys, caller, null);
     }
 
-    /** @param leaseTime null: the watchdog renews the hold until it is released */
-    public CompletableFuture<Boolean> tryLock(long waitNanos, @Nullable Duration leaseTime) {
+    /**
+     * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
+     * @param leaseTime    null: the watchdog renews the hold until it is released
+     */
+    public CompletableFuture<Boolean> tryLock(LockKeys keys, Holder holder, long maxHoldNanos, long waitNanos,
+            @Nullable Duration leaseTime) {
         boolean watchdog = leaseTime == null;
-        long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
-        return start(waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true, false, null,
-                COMPLETIONS));
+        long leaseMillis = watchdog ? watchdogLeaseMillis : Arguments.leaseMillis(leaseTime);
+        return start(keys, waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true,
+                false, null, COMPLETIONS));
     }
 
-    /** Waits as long as it takes. @param leaseTime null: the watchdog renews the hold until it is released */
-    public CompletableFuture<Void> lock(@Nullable Duration leaseTime) {
+    /**
+     * Waits as long as it takes.
+     *
+     * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
+     * @param leaseTime    null: the watchdog renews the hold until it is released
+     */
+    public CompletableFuture<Void> lock(LockKeys keys, Holder holder, long maxHoldNanos, @Nullable Duration leaseTime) {
         boolean watchdog = leaseTime == null;
-        long leaseMillis = watchdog ? context.watchdogLeaseMillis() : Arguments.leaseMillis(leaseTime);
-        return start(Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
+        long leaseMillis = watchdog ? watchdogLeaseMillis : Arguments.leaseMillis(leaseTime);
+        return start(keys, Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
                 maxHoldNanos, null, null, null, COMPLETIONS));
     }
 
-    private <T> CompletableFuture<T> start(long waitNanos, AsyncAcquire.Request<T> request) {
-        context.openCheck().run();
-        return new AsyncAcquire<>(keys, context, request, waitNanos).start().result();
+    private <T> CompletableFuture<T> start(LockKeys keys, long waitNanos, AsyncAcquire.Request<T> request) {
+        openCheck.run();
+        return waits.start(keys, request, waitNanos).result();
     }
 
     /** Runs {@code completion} on {@link #COMPLETIONS}; on the calling thread if the pool refuses it. */
@@ -91,10 +108,10 @@ public final class AsyncCalls {
     }
 
     /** Gives back one hold; the result fails as {@code unlock()} would throw. Cancelling it changes nothing. */
-    public CompletableFuture<Void> unlock() {
-        context.openCheck().run();
+    public CompletableFuture<Void> unlock(LockKeys keys, Holder holder) {
+        openCheck.run();
         CompletableFuture<Void> result = new CompletableFuture<>();
-        context.releases().unlockAsync(keys, holder).whenComplete((unused, failure) -> complete(() -> {
+        releases.unlockAsync(keys, holder).whenComplete((unused, failure) -> complete(() -> {
             if (failure != null) {
                 result.completeExceptionally(Waits.unwrapped(failure));
             }

@@ -32,12 +32,12 @@ public final class JoinWithin {
      * Starts the join. {@code onWake}: what a release does to the wait; {@code onDone}, which must not block, is told
      * when the join ends.
      */
-    JoinWithin(LockKeys keys, ClientContext context, ReleaseWaiter.@Nullable Candidate candidate, String name,
-            Runnable onWake, Runnable onDone) {
+    JoinWithin(LockKeys keys, ReleaseSubscriptions subscriptions, ReleaseWaiter.@Nullable Candidate candidate,
+            String name, Runnable onWake, Runnable onDone) {
         this.keys = keys;
         CompletableFuture<ReleaseWaiter> joining;
         try {
-            joining = context.subscriptions().joinAsync(keys.channel(), candidate, keys.kind().wakeUp(), name, onWake);
+            joining = subscriptions.joinAsync(keys.channel(), candidate, keys.kind().wakeUp(), name, onWake);
         }
         catch (RuntimeException ex) {
             joining = CompletableFuture.failedFuture(ex);

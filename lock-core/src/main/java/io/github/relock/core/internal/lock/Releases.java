@@ -111,6 +111,35 @@ public final class Releases {
         return ended.whenComplete((held, failure) -> holds.released(hold));
     }
 
+    /**
+     * Gives back one level of {@code holder}'s hold of lock {@code keys} in the owner's turn, if it has one not
+     * known lost: a level taken for a wait whose caller cancelled it meanwhile, which nobody else will release.
+     */
+    CompletableFuture<Boolean> giveBackUnwanted(LockKeys keys, Holder holder) {
+        return turns.take(keys, holder, () -> {
+            Hold hold = holds.get(keys, holder.id());
+            return hold != null && !hold.lost() ? unlock(keys, hold) : CompletableFuture.completedFuture(true);
+        });
+    }
+
+    /**
+     * Releases in Redis the hold a local releaser handed to {@code holder}'s wait after the client closed, if the
+     * client still records it; {@code unlock()} refuses on a closed client.
+     */
+    CompletableFuture<?> giveBackHandedOver(LockKeys keys, Holder holder) {
+        Hold handed = holds.get(keys, holder.id());
+        return handed != null && holds.remove(handed) ? releaseFirst(keys, handed)
+                : CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Releases {@code hold} of lock {@code keys}, a first hold, in Redis alone: for a hold given back once the client
+     * closed, which then forgets its holds and refuses {@code unlock()}.
+     */
+    public CompletableFuture<Long> releaseFirst(LockKeys keys, Hold hold) {
+        return scripts.release(keys, hold, 1);
+    }
+
     /** Sends the release of one level of {@code hold}, of {@code before} that Redis counts. */
     private CompletableFuture<Boolean> releaseLevel(LockKeys keys, Hold hold, int depth, int before) {
         return scripts.release(keys, hold, before).handle((left, failure) -> {

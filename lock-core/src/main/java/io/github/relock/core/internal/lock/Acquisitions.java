@@ -2,6 +2,7 @@ package io.github.relock.core.internal.lock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -10,43 +11,61 @@ import io.github.relock.core.LockKindMismatchException;
 import io.github.relock.core.LockLostException;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.internal.command.AcquireReply;
+import io.github.relock.core.internal.command.LockCommands;
 import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.command.ScriptCall;
 import io.github.relock.core.internal.hold.Hold;
+import io.github.relock.core.internal.hold.HoldRegistry;
 import io.github.relock.core.internal.hold.Holder;
 import io.github.relock.core.internal.kind.FairKind;
 import io.github.relock.core.internal.kind.LockKeys;
 import io.github.relock.core.internal.kind.LockKind;
+import io.github.relock.core.internal.wait.OwnerTurns;
 import io.github.relock.core.internal.wait.WaitingOwners;
 
 /**
- * One acquisition round trip of an exclusive lock for one holder, recorded in the client's holds before it
- * returns, so that renewal can never miss a hold. Decides what an earlier hold of the same owner means: a
+ * The acquisition round trips of one client's locks, each for one holder and recorded in the client's holds before
+ * it returns, so that renewal can never miss a hold. Decides what an earlier hold of the same owner means: a
  * re-entry, a loss to report once, or (seen lost, or a fixed lease that ended) a fresh start.
+ *
+ * <p>{@code willWait} says whether the caller waits if the lock is busy; some kinds then queue it (see
+ * {@link LockKind#acquire}).
  */
-public final class Acquisition {
+public final class Acquisitions {
 
-    private final LockKeys keys;
-    private final ClientContext context;
-    /** Whether the caller waits if the lock is busy; some kinds then queue it (see {@link LockKind#acquire}). */
-    private final boolean willWait;
+    private final LockCommands commands;
+    private final HoldRegistry holds;
+    private final WaitingOwners waiting;
+    private final OwnerTurns turns;
+    /** Tells the lost-lock listeners of a hold found lost. */
+    private final Consumer<Hold> lossReporter;
+    /** Throws if the client is closed. */
+    private final Runnable openCheck;
+    /** The lease of holds the watchdog renews. */
+    private final long watchdogLeaseMillis;
 
-    public Acquisition(LockKeys keys, ClientContext context, boolean willWait) {
-        this.keys = keys;
-        this.context = context;
-        this.willWait = willWait;
+    public Acquisitions(LockCommands commands, HoldRegistry holds, WaitingOwners waiting, OwnerTurns turns,
+            Consumer<Hold> lossReporter, Runnable openCheck, long watchdogLeaseMillis) {
+        this.commands = commands;
+        this.holds = holds;
+        this.waiting = waiting;
+        this.turns = turns;
+        this.lossReporter = lossReporter;
+        this.openCheck = openCheck;
+        this.watchdogLeaseMillis = watchdogLeaseMillis;
     }
 
     /**
-     * Takes or re-enters the lock once. No thread waits for the reply. The result fails with
+     * Takes or re-enters lock {@code keys} once. No thread waits for the reply. The result fails with
      * {@link LockLostException} for a re-entry into a hold that is gone, {@link LockOperationException} if Redis
      * could not be asked.
      *
      * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
      */
-    public CompletableFuture<AcquireReply> attemptAsync(Holder holder, long leaseMillis, boolean watchdog,
-            long maxHoldNanos) {
-        return context.turns().take(keys, holder, () -> attemptInTurn(holder, leaseMillis, watchdog, maxHoldNanos));
+    public CompletableFuture<AcquireReply> attemptAsync(LockKeys keys, Holder holder, long leaseMillis,
+            boolean watchdog, long maxHoldNanos, boolean willWait) {
+        return turns.take(keys, holder, () -> attemptInTurn(keys, holder, leaseMillis, watchdog, maxHoldNanos,
+                willWait));
     }
 
     /**
@@ -55,34 +74,35 @@ public final class Acquisition {
      *
      * @return whether it did; if not, {@link #attemptAsync} decides
      */
-    public boolean reenterLocally(Holder holder, long leaseMillis, boolean watchdog) {
-        context.openCheck().run();
-        return Waits.await(context.turns().take(keys, holder, () -> CompletableFuture.completedFuture(
-                reenteredLocally(context.holds().get(keys, holder.id()), leaseMillis, watchdog) != null)));
+    public boolean reenterLocally(LockKeys keys, Holder holder, long leaseMillis, boolean watchdog) {
+        openCheck.run();
+        return Waits.await(turns.take(keys, holder, () -> CompletableFuture.completedFuture(
+                reenteredLocally(holds.get(keys, holder.id()), leaseMillis, watchdog) != null)));
     }
 
     private @Nullable AcquireReply reenteredLocally(@Nullable Hold hold, long leaseMillis, boolean watchdog) {
         if (hold == null || !hold.coversReentry(System.nanoTime(), leaseMillis, watchdog,
-                context.commands().awaitsReplicas())) {
+                commands.awaitsReplicas())) {
             return null;
         }
         hold.count(hold.count() + 1);
         return new AcquireReply(hold.count(), hold.fencingToken());
     }
 
-    private CompletableFuture<AcquireReply> attemptInTurn(Holder holder, long leaseMillis, boolean watchdog, long maxHoldNanos) {
-        Hold hold = context.holds().get(keys, holder.id());
+    private CompletableFuture<AcquireReply> attemptInTurn(LockKeys keys, Holder holder, long leaseMillis,
+            boolean watchdog, long maxHoldNanos, boolean willWait) {
+        Hold hold = holds.get(keys, holder.id());
         AcquireReply local = reenteredLocally(hold, leaseMillis, watchdog);
         if (local != null) {
             return CompletableFuture.completedFuture(local);
         }
         if (hold != null && hold.lost() && !hold.lossSeen()) {
-            context.holds().remove(hold); // told once; the next call starts afresh
-            throw lostOnReentry(holder);
+            holds.remove(hold); // told once; the next call starts afresh
+            throw lostOnReentry(keys, holder);
         }
         if (hold != null && (hold.lost() || hold.fixedLeaseEnded())) {
             // the owner saw the loss, or the lease ended as asked: this is a new hold, not a re-entry
-            context.holds().remove(hold);
+            holds.remove(hold);
             hold = null;
         }
         int before = hold == null ? 0 : hold.stored(); // what Redis counts: levels re-entered locally are not sent
@@ -92,9 +112,9 @@ public final class Acquisition {
         boolean lengthens = hold != null
                 && sent + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - leftUntil(hold) > 0;
         // if given back unacknowledged, the lease goes back no shorter than a watchdog renewal meanwhile made it
-        long floor = !lengthens ? -1 : hold.watchdog() ? context.watchdogLeaseMillis() : 0;
+        long floor = !lengthens ? -1 : hold.watchdog() ? watchdogLeaseMillis : 0;
         Hold earlier = hold;
-        return keys.kind().acquire(context.commands(), keys, holder.bytes(), leaseMillis, before, floor, willWait)
+        return keys.kind().acquire(commands, keys, holder.bytes(), leaseMillis, before, floor, willWait)
                 .handle((reply, failure) -> {
                     if (failure != null) {
                         Throwable cause = Waits.unwrapped(failure);
@@ -104,15 +124,15 @@ public final class Acquisition {
                         }
                         throw Waits.rethrown(cause);
                     }
-                    return replied(earlier, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens, before);
+                    return replied(keys, earlier, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens, before);
                 });
     }
 
     /** What the reply to an acquisition means for the caller's hold ({@code hold}: the one it had before, if any). */
-    private AcquireReply replied(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis,
+    private AcquireReply replied(LockKeys keys, @Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis,
             boolean watchdog, long maxHoldNanos, long sent, boolean lengthens, int before) {
         if (reply.acquired()) {
-            record(hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens);
+            record(keys, hold, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens);
         }
         else if (reply.otherKindHeld()) {
             boolean fair = keys.kind() instanceof FairKind;
@@ -123,24 +143,24 @@ public final class Acquisition {
         }
         else if (reply.holdGone()) {
             if (hold != null) {
-                context.holds().remove(hold);
+                holds.remove(hold);
                 if (hold.markLost()) {
-                    context.lossReporter().accept(hold); // found by asking Redis: the listeners hear of it too
+                    lossReporter.accept(hold); // found by asking Redis: the listeners hear of it too
                 }
             }
             if (before == 0) {
                 throw new IllegalStateException("Redis already records holds of lock '" + keys.name() + "' for owner '"
                         + holder.id() + "' that this client did not take");
             }
-            throw lostOnReentry(holder);
+            throw lostOnReentry(keys, holder);
         }
         return reply;
     }
 
     /** Call before the first attempt: a waiting caller is counted, see {@link WaitingOwners}. */
-    public void started(Holder holder) {
+    public void started(LockKeys keys, Holder holder, boolean willWait) {
         if (willWait) {
-            context.waiting().arrive(keys, holder.id());
+            waiting.arrive(keys, holder.id());
         }
     }
 
@@ -150,12 +170,12 @@ public final class Acquisition {
      * when Redis took in the undoing; it never fails (best effort, since what it leaves behind expires: the
      * wait's own outcome is what the caller sees).
      */
-    public CompletableFuture<Void> endedAsync(Holder holder, boolean acquired) {
+    public CompletableFuture<Void> endedAsync(LockKeys keys, Holder holder, boolean willWait, boolean acquired) {
         CompletableFuture<Void> nothing = CompletableFuture.completedFuture(null);
-        if (!willWait || !context.waiting().leave(keys, holder.id()) || acquired) {
+        if (!willWait || !waiting.leave(keys, holder.id()) || acquired) {
             return nothing;
         }
-        if (keys.kind().queuesPerClient() && context.waiting().anyWaiting(keys)) {
+        if (keys.kind().queuesPerClient() && waiting.anyWaiting(keys)) {
             return nothing; // another waiter of this client keeps its place
         }
         ScriptCall undo = keys.kind().gaveUp(keys, holder.bytes());
@@ -163,7 +183,7 @@ public final class Acquisition {
             return nothing;
         }
         try {
-            return context.commands().sendAsync(undo).exceptionally(failure -> null);
+            return commands.sendAsync(undo).exceptionally(failure -> null);
         }
         catch (RuntimeException ex) {
             return nothing;
@@ -173,7 +193,7 @@ public final class Acquisition {
     /** Whether the client is closed: then no wait waits for Redis to take in its undoing. */
     boolean clientClosed() {
         try {
-            context.openCheck().run();
+            openCheck.run();
             return false;
         }
         catch (IllegalStateException closed) {
@@ -188,29 +208,29 @@ public final class Acquisition {
     private long leftUntil(Hold hold) {
         long confirmed = hold.confirmedUntilNanos();
         long acknowledged = hold.acknowledgedUntilNanos();
-        boolean replicasKnowLess = context.commands().awaitsReplicas() && acknowledged != Long.MAX_VALUE
+        boolean replicasKnowLess = commands.awaitsReplicas() && acknowledged != Long.MAX_VALUE
                 && acknowledged - confirmed < 0;
         return replicasKnowLess ? acknowledged : confirmed;
     }
 
     /** @param waited whether the call waited for the replicas (a re-entry that lengthened the lease) */
-    private void record(@Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis, boolean watchdog,
+    private void record(LockKeys keys, @Nullable Hold hold, Holder holder, AcquireReply reply, long leaseMillis, boolean watchdog,
             long maxHoldNanos, long sent, boolean waited) {
         if (hold == null) {
             Hold acquired = new Hold(keys, holder.id(), holder.bytes(), holder.thread(), reply.value(), watchdog,
                     (int) reply.holds(), leaseMillis, sent);
             acquired.maxHold(sent, maxHoldNanos);
-            if (context.commands().awaitsReplicas()) {
+            if (commands.awaitsReplicas()) {
                 acquired.acknowledged(sent, leaseMillis); // the acquisition was acknowledged, or not taken
             }
-            context.holds().put(acquired);
+            holds.put(acquired);
             return;
         }
         hold.stored((int) reply.holds());
         hold.count(hold.count() + 1);
         // the longest lease asked for wins: the script lengthened the lease, never shortened it
         hold.leaseRenewed(sent, leaseMillis);
-        if (context.commands().awaitsReplicas() && waited) {
+        if (commands.awaitsReplicas() && waited) {
             hold.acknowledged(sent, leaseMillis); // a longer lease was acknowledged, or not taken; never shortens
         }
         if (watchdog) {
@@ -218,7 +238,7 @@ public final class Acquisition {
         }
     }
 
-    private LockLostException lostOnReentry(Holder holder) {
+    private static LockLostException lostOnReentry(LockKeys keys, Holder holder) {
         return new LockLostException(keys.name(), keys.lock(), "Lock '" + keys.name() + "' was lost while " + holder.describe()
                 + " held it (its lease ran out or it was force-unlocked); re-entry refused");
     }
