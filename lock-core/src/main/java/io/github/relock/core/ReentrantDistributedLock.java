@@ -187,7 +187,10 @@ public interface ReentrantDistributedLock extends Lock {
      * <p>The future completes on {@link java.util.concurrent.ForkJoinPool#commonPool()}, never on a thread of the
      * Redis driver or of the client, so callbacks chained with {@code thenApply} and the like may block, or call
      * the blocking lock methods, without holding up the client's renewals. (A blocking lock method called on a
-     * thread of the driver's event loops throws {@link IllegalStateException} at once.) While Redis does not
+     * thread of the driver's event loops throws {@link IllegalStateException} at once.) On a host of two cores or
+     * fewer the common pool has one worker, so a callback that blocks there holds up every other completion: run
+     * blocking work with {@code thenApplyAsync(..., executor)}. Where the common pool runs nothing (parallelism 0),
+     * each future completes on a thread of its own, as {@code CompletableFuture} then does. While Redis does not
      * answer, each attempt takes up to the connection factory's command timeout, and a deadline
      * can be passed by that much (more when many waiters retry at once).
      *

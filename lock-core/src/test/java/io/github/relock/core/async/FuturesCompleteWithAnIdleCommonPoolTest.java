@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,8 +36,6 @@ class FuturesCompleteWithAnIdleCommonPoolTest {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     @Test
-    @Disabled("fails: with common.parallelism=0 the futures of tryLockAsync/unlockAsync never complete, and the"
-            + " lock taken stays held")
     void tryLockAsyncAndUnlockAsyncCompleteInAChildJvm() throws Exception {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String javaBinary = Paths.get(System.getProperty("java.home"), "bin", "java").toString();

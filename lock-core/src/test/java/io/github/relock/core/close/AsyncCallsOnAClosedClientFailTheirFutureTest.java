@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,7 +37,6 @@ class AsyncCallsOnAClosedClientFailTheirFutureTest {
     }
 
     @Test
-    @Disabled("fails: tryLockAsync/lockAsync/unlockAsync on a closed client throw IllegalStateException at the call")
     void tryLockAsyncLockAsyncAndUnlockAsyncFailTheirFuture() throws Exception {
         RedisLockClient client = RedisLockClient.builder(redis.newConnectionFactory()).build();
         ReentrantDistributedLock lock = client.getLock("closed-async:1");

@@ -8,10 +8,12 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -136,7 +138,7 @@ public final class ClientRuntime implements AutoCloseable {
         this.acquisitions = new Acquisitions(commands, holds, new WaitingOwners(), turns, lossReporter, openCheck,
                 watchdogLeaseMillis);
         this.waits = new LockWaits(acquisitions, releases, subscriptions, scheduler, openCheck, commands);
-        this.async = new AsyncCalls(owners, holds, waits, releases, openCheck, watchdogLeaseMillis);
+        this.async = new AsyncCalls(owners, holds, waits, releases, openCheck, watchdogLeaseMillis, completions());
         this.listeners.addAll(listeners);
         this.told = lockLostExecutor != null ? lockLostExecutor : events::execute;
         this.watchdog = new LeaseWatchdog(holds, commands, watchdogLeaseMillis, scheduler, lossReporter);
@@ -338,5 +340,16 @@ public final class ClientRuntime implements AutoCloseable {
                 log.error("LockLostListener {} failed", listener, ex);
             }
         }
+    }
+
+    /**
+     * Where the asynchronous calls' futures complete: the JVM's common pool, not a thread of the driver (which reads
+     * every reply of the connection, renewals included) nor one of this client's two. Where that pool runs nothing
+     * (parallelism 0), a thread per completion, as {@code CompletableFuture} itself then does.
+     */
+    private static Executor completions() {
+        // the pool reports a parallelism of 1 when set to 0, and then starts no worker: only its setting tells
+        boolean runsNothing = "0".equals(System.getProperty("java.util.concurrent.ForkJoinPool.common.parallelism"));
+        return runsNothing ? new CompletableFuture<Void>().defaultExecutor() : ForkJoinPool.commonPool();
     }
 }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 
 import org.jspecify.annotations.Nullable;
@@ -22,14 +21,6 @@ import io.github.relock.core.internal.kind.LockKeys;
  */
 public final class AsyncCalls {
 
-    /**
-     * Where the futures this returns complete: not on the driver's thread that read the reply, which serves every
-     * reply of the client's connection (a callback that blocks there, or waits for a lock, would hold up renewals).
-     * Always handed to the pool's {@code execute}: {@code CompletableFuture}'s own {@code *Async} methods start a
-     * new thread per task instead where the common pool has fewer than two workers (two cores or fewer).
-     */
-    private static final Executor COMPLETIONS = ForkJoinPool.commonPool();
-
     private final OwnerIds owners;
     private final HoldRegistry holds;
     private final LockWaits waits;
@@ -38,15 +29,23 @@ public final class AsyncCalls {
     private final Runnable openCheck;
     /** The lease of holds the watchdog renews. */
     private final long watchdogLeaseMillis;
+    /**
+     * Where the futures this returns complete: not the driver's thread that read the reply, which serves every reply
+     * of the client's connection (renewals included). Always handed to its {@code execute}: {@code
+     * CompletableFuture}'s own {@code *Async} methods start a new thread per task instead of using a common pool of
+     * fewer than two workers (two cores or fewer).
+     */
+    private final Executor completions;
 
     public AsyncCalls(OwnerIds owners, HoldRegistry holds, LockWaits waits, Releases releases, Runnable openCheck,
-            long watchdogLeaseMillis) {
+            long watchdogLeaseMillis, Executor completions) {
         this.owners = owners;
         this.holds = holds;
         this.waits = waits;
         this.releases = releases;
         this.openCheck = openCheck;
         this.watchdogLeaseMillis = watchdogLeaseMillis;
+        this.completions = completions;
     }
 
     /**
@@ -76,7 +75,7 @@ public final class AsyncCalls {
         boolean watchdog = leaseTime == null;
         long leaseMillis = watchdog ? watchdogLeaseMillis : Arguments.leaseMillis(leaseTime);
         return start(keys, waitNanos, new AsyncAcquire.Request<>(holder, leaseMillis, watchdog, maxHoldNanos, true,
-                false, null, COMPLETIONS));
+                false, null, completions));
     }
 
     /**
@@ -89,18 +88,23 @@ public final class AsyncCalls {
         boolean watchdog = leaseTime == null;
         long leaseMillis = watchdog ? watchdogLeaseMillis : Arguments.leaseMillis(leaseTime);
         return start(keys, Long.MAX_VALUE, new AsyncAcquire.Request<Void>(holder, leaseMillis, watchdog,
-                maxHoldNanos, null, null, null, COMPLETIONS));
+                maxHoldNanos, null, null, null, completions));
     }
 
     private <T> CompletableFuture<T> start(LockKeys keys, long waitNanos, AsyncAcquire.Request<T> request) {
-        openCheck.run();
+        try {
+            openCheck.run();
+        }
+        catch (IllegalStateException closed) {
+            return CompletableFuture.failedFuture(closed); // as documented: in the future, not at the call
+        }
         return waits.start(keys, request, waitNanos).result();
     }
 
-    /** Runs {@code completion} on {@link #COMPLETIONS}; on the calling thread if the pool refuses it. */
-    private static void complete(Runnable completion) {
+    /** Runs {@code completion} on {@link #completions}; on the calling thread once the client is closed. */
+    private void complete(Runnable completion) {
         try {
-            COMPLETIONS.execute(completion);
+            completions.execute(completion);
         }
         catch (RejectedExecutionException ex) {
             completion.run();
@@ -109,7 +113,12 @@ public final class AsyncCalls {
 
     /** Gives back one hold; the result fails as {@code unlock()} would throw. Cancelling it changes nothing. */
     public CompletableFuture<Void> unlock(LockKeys keys, Holder holder) {
-        openCheck.run();
+        try {
+            openCheck.run();
+        }
+        catch (IllegalStateException closed) {
+            return CompletableFuture.failedFuture(closed);
+        }
         CompletableFuture<Void> result = new CompletableFuture<>();
         releases.unlockAsync(keys, holder).whenComplete((unused, failure) -> complete(() -> {
             if (failure != null) {
