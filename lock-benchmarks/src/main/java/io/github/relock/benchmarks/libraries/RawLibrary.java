@@ -76,11 +76,11 @@ public final class RawLibrary implements LockLibrary {
         StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
         RedisAsyncCommands<byte[], byte[]> redis = connection.async();
         // lock-core prepends announce.lua to the scripts that announce a release (standalone: PUBLISH), then
-        // fence.lua and turns.lua, and so does this
+        // fence.lua, for a release ending.lua, and turns.lua (see LuaScript's ACQUIRE and RELEASE), and so does this
         String acquireSha = await(redis.scriptLoad(script("announce.lua") + script("fence.lua") + script("turns.lua")
                 + script("acquire.lua")));
-        String releaseSha = await(redis.scriptLoad(script("announce.lua") + script("fence.lua") + script("turns.lua")
-                + script("release.lua")));
+        String releaseSha = await(redis.scriptLoad(script("announce.lua") + script("fence.lua") + script("ending.lua")
+                + script("turns.lua") + script("release.lua")));
         String clientId = UUID.randomUUID().toString();
         return new LockClient() {
             @Override
