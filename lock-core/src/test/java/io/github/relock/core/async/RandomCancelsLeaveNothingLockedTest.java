@@ -15,7 +15,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Timeout;
 
 import io.github.relock.core.ExclusionChecker;
@@ -26,8 +25,8 @@ import io.github.relock.test.RedisServer;
 
 /**
  * Asynchronous attempts cancelled at random moments, while blocking callers contend on the same lock: a cancelled
- * attempt never holds the lock, holders (blocking or asynchronous) never overlap ({@link ExclusionChecker}), and
- * nothing is left locked at the end.
+ * attempt keeps no hold (one granted as it was cancelled is given back), holders (blocking or asynchronous) never
+ * overlap ({@link ExclusionChecker}), and nothing is left locked at the end.
  */
 @Timeout(120)
 @Tag("jdk-independent")
@@ -36,8 +35,6 @@ class RandomCancelsLeaveNothingLockedTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"plain", "fair", "write"})
-    @Disabled("fails now and then: a cancelled attempt whose grant raced the cancel stays registered in its client"
-            + " (getHoldCount() 1, listed twice by heldLocks()) after Redis released it")
     void cancelsAtRandomMomentsLeaveNothingLocked(String kind) throws Exception {
         try (RedisServer server = RedisServer.start();
                 RedisLockClient client = RedisLockClient.builder(server.newConnectionFactory()).build();
@@ -46,6 +43,7 @@ class RandomCancelsLeaveNothingLockedTest {
             ExclusionChecker checker = new ExclusionChecker(1);
             AtomicLong lastToken = new AtomicLong();
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+            ConcurrentLinkedQueue<ReentrantDistributedLock> cancelledAttempts = new ConcurrentLinkedQueue<>();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
@@ -95,15 +93,9 @@ class RandomCancelsLeaveNothingLockedTest {
                                 }
                             }
                             else if (cancelled) {
-                                // a cancelled attempt holds nothing once its give-back went out: a round trip,
-                                // which a loaded machine may take well over 50 ms for; a hold left for good stays
-                                long givenBackBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-                                while (lock.getHoldCount() != 0 && System.nanoTime() < givenBackBy) {
-                                    Thread.sleep(10);
-                                }
-                                if (lock.getHoldCount() != 0) {
-                                    problems.add("cancelled attempt holds " + lock.getHoldCount() + " after 1 s");
-                                }
+                                // a grant that raced the cancel is given back right after it lands, which may be
+                                // after this line: it is checked once everything has settled, below
+                                cancelledAttempts.add(lock);
                             }
                         }
                         catch (Throwable ex) {
@@ -123,6 +115,8 @@ class RandomCancelsLeaveNothingLockedTest {
             Thread.sleep(500);
             String key = lockOf(client, name, kind, null).getKey();
             assertThat(server.commands().exists(key)).as("left locked: " + key).isZero();
+            assertThat(cancelledAttempts).as("cancelled attempts").isNotEmpty()
+                    .allSatisfy(cancelled -> assertThat(cancelled.getHoldCount()).as(cancelled.toString()).isZero());
             assertThat(client.heldLocks()).isEmpty();
             assertThat(other.heldLocks()).isEmpty();
         }

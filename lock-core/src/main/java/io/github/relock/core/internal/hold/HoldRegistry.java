@@ -2,6 +2,7 @@ package io.github.relock.core.internal.hold;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,8 +49,9 @@ public final class HoldRegistry implements LockKind.HeldHere {
      * (a shutdown) does not close the connections under the release.
      */
     public void removeForRelease(Hold hold) {
-        if (remove(hold)) {
-            releasing.add(hold);
+        releasing.add(hold); // first: a listing meanwhile finds it in one place or in both, never in neither
+        if (!remove(hold)) {
+            releasing.remove(hold); // not registered (ended meanwhile): nothing in flight to list
         }
     }
 
@@ -58,9 +60,10 @@ public final class HoldRegistry implements LockKind.HeldHere {
         releasing.remove(hold);
     }
 
-    /** Every hold the client has, those whose last release is in flight included. */
+    /** Every hold the client has, those whose last release is in flight included, each once. */
     public Collection<Hold> held() {
-        List<Hold> held = new ArrayList<>(holds.values());
+        // the registered ones first: one on its way to releasing is then listed in both, and counted once
+        Set<Hold> held = new LinkedHashSet<>(holds.values());
         held.addAll(releasing);
         return held;
     }
