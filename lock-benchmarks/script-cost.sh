@@ -5,7 +5,8 @@
 #   relock   relock's acquire.lua then release.lua (a plain lock's preludes, defined once for both), as lock()
 #            and unlock() run them
 #   lean     the harness's lean floor (Redisson-style, no fencing), the same way
-#   commands only the commands relock's pair runs, with fixed arguments and none of the Lua around them
+#   commands only the commands relock's pair runs, with fixed arguments and none of the Lua around them: the
+#            floor for relock's pair as long as it makes these calls (what each one is for: see the README)
 #   empty    a script that returns at once, called with the same keys and arguments (the cost of a call)
 # A real pair is two script calls, so add one "empty" to relock's and lean's figures to compare them with
 # the harness's Redis CPU per pair (which also counts reading and writing the two round trips).
@@ -183,7 +184,9 @@ done
 pair() { awk -v r="$1" -v l="$2" -v e="$3" 'BEGIN { printf "%.2f", (r + e) / (l + e) }'; }
 echo
 echo "A pair as lock() and unlock() make it is two calls: relock's Redis time per pair is $(pair \
-    "$(echo "${TOTAL[relock]}" | median)" "$(echo "${TOTAL[lean]}" | median)" "$(echo "${TOTAL[empty]}" | median)")× lean's"
+    "$(echo "${TOTAL[relock]}" | median)" "$(echo "${TOTAL[lean]}" | median)" "$(echo "${TOTAL[empty]}" | median)")× lean's;"
+echo "its commands alone, with none of its Lua around them, already take $(pair \
+    "$(echo "${TOTAL[commands]}" | median)" "$(echo "${TOTAL[lean]}" | median)" "$(echo "${TOTAL[empty]}" | median)")× lean's"
 
 
 # prints µs per pair (two calls) of the real scripts $1 (relock or lean), from INFO commandstats
@@ -239,7 +242,8 @@ echo "| script | instructions per call |"
 echo "|---|---:|"
 for name in relock lean commands empty; do echo "| $name | ${IR[$name]} |"; done
 echo
-echo "Per pair of two calls, relock's instructions are $(pair "${IR[relock]}" "${IR[lean]}" "${IR[empty]}")× lean's"
+echo "Per pair of two calls, relock's instructions are $(pair "${IR[relock]}" "${IR[lean]}" "${IR[empty]}")× lean's;"
+echo "its commands alone, with none of its Lua around them, already run $(pair "${IR[commands]}" "${IR[lean]}" "${IR[empty]}")× lean's"
 
 # instructions redis-server runs for $2 real pairs of $1 (relock or lean), start-up included
 real_instructions() {
