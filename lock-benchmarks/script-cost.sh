@@ -18,7 +18,8 @@
 # A second part measures the real thing: relock's two scripts exactly as LuaScript assembles them (announce.lua,
 # the preludes it lists, the script) and lean's two, each pair as two EVALSHA calls with the keys and arguments
 # LockCommands sends for lock() and then unlock() (the release gets the acquire's token): every call runs its
-# preludes' top level again. A small Python client (python3, no packages) drives these pairs.
+# preludes' top level again. Beside them, relock's floor: two scripts that make relock's commands, with its keys
+# and arguments, and nothing else. A small Python client (python3, no packages) drives these pairs.
 #
 # Needs redis-server and redis-benchmark (Debian: apt-get install redis-server), and valgrind for
 # INSTRUCTIONS=1. Starts its own servers on 127.0.0.1 and stops them, by their PID, when done.
@@ -103,6 +104,24 @@ assemble() {
 }
 assemble ACQUIRE > "$WORK/relock-acquire.lua"
 assemble RELEASE > "$WORK/relock-release.lua"
+# relock's pair with its keys, arguments and commands but none of its Lua: the floor of the real pair for as long as
+# it sends what it sends and makes these calls
+cat > "$WORK/floor-acquire.lua" <<'EOF'
+redis.call('exists', KEYS[1], KEYS[4])
+redis.call('mget', KEYS[2], KEYS[3])
+local now = redis.call('time')
+redis.call('hset', KEYS[1], ARGV[1], '1')
+redis.call('pexpire', KEYS[1], ARGV[2])
+redis.call('set', KEYS[2], now[1] .. now[2] .. ':' .. now[1] .. now[2] .. ':0', 'px', ARGV[4])
+return {1, 1}
+EOF
+cat > "$WORK/floor-release.lua" <<'EOF'
+redis.call('mget', KEYS[2], KEYS[3])
+redis.call('hdel', KEYS[1], ARGV[1])
+redis.call('set', KEYS[2], ARGV[2] .. ':' .. ARGV[2] .. ':1', 'px', ARGV[5])
+redis.call('publish', ARGV[4], ARGV[1])
+return 0
+EOF
 cp "$LEAN/acquire.lua" "$WORK/lean-acquire.lua"
 cp "$LEAN/release.lua" "$WORK/lean-release.lua"
 # runs pairs of two EVALSHA calls: argv port pairs kind acquire-sha release-sha
@@ -134,7 +153,7 @@ def read():
 lock, fence, turn, fair, fair_fence = 'lock:{cost}', 'lock:{cost}:fence', 'lock:{cost}:turn', 'lock:{cost}:fair', 'lock:{cost}:fair:fence'
 owner, lease, retention, turn_ms, channel = 'client1:1', 30000, 604800000, 50, 'lock:{cost}:released'
 for _ in range(pairs):
-    if kind == 'relock':
+    if kind in ('relock', 'floor'):
         # LockCommands.acquire as lock() sends it (no holds before, will wait), then release of that one hold
         got = call('EVALSHA', acquire, 5, lock, fence, turn, fair, fair_fence, owner, lease, 0, retention, 1, turn_ms, channel)
         if got[0] != 1: raise SystemExit('not acquired: %r' % got)
@@ -201,19 +220,21 @@ measure_real() {
 }
 declare -A REAL
 for round in $(seq "$ROUNDS"); do
-    for name in relock lean; do REAL[$name]+="$(measure_real "$name") "; done
+    for name in relock floor lean; do REAL[$name]+="$(measure_real "$name") "; done
 done
 echo
 echo "The real pair: the two scripts as sent, as two EVALSHA calls (median of $ROUNDS rounds of $CALLS pairs)"
 echo
 echo "| pair | µs per pair | acquire.lua + release.lua bytes |"
 echo "|---|---:|---:|"
-for name in relock lean; do
+for name in relock floor lean; do
     echo "| $name | $(echo "${REAL[$name]}" | median) | $(cat "$WORK/$name-acquire.lua" "$WORK/$name-release.lua" | wc -c) |"
 done
 echo
 echo "relock's real pair takes $(awk -v r="$(echo "${REAL[relock]}" | median)" -v l="$(echo "${REAL[lean]}" | median)" \
-    'BEGIN { printf "%.2f", r / l }')× lean's Redis time"
+    'BEGIN { printf "%.2f", r / l }')× lean's Redis time; its floor (relock's"
+echo "commands, keys and arguments with none of its Lua) $(awk -v r="$(echo "${REAL[floor]}" | median)" \
+    -v l="$(echo "${REAL[lean]}" | median)" 'BEGIN { printf "%.2f", r / l }')×"
 
 [[ "${INSTRUCTIONS:-}" == 1 ]] || exit 0
 # instructions redis-server runs for $2 calls of script $1, start-up included
@@ -263,7 +284,7 @@ real_instructions() {
     awk '/^(summary|totals):/ { print $2; exit }' "$dir/out"
 }
 declare -A RIR
-for name in relock lean; do
+for name in relock floor lean; do
     RIR[$name]=$(( ($(real_instructions "$name" 1500) - $(real_instructions "$name" 500)) / 1000 ))
 done
 echo
@@ -273,6 +294,9 @@ echo
 echo "| pair | instructions per pair | Redis calls per pair |"
 echo "|---|---:|---:|"
 echo "| relock | ${RIR[relock]} | ${COUNT[relock]} |"
+echo "| floor | ${RIR[floor]} | ${COUNT[commands]} |"
 echo "| lean | ${RIR[lean]} | ${COUNT[lean]} |"
 echo
-echo "relock's real pair runs $(awk -v r="${RIR[relock]}" -v l="${RIR[lean]}" 'BEGIN { printf "%.2f", r / l }')× lean's instructions"
+echo "relock's real pair runs $(awk -v r="${RIR[relock]}" -v l="${RIR[lean]}" 'BEGIN { printf "%.2f", r / l }')× lean's instructions;"
+echo "its floor, relock's commands, keys and arguments with none of its Lua, $(awk -v r="${RIR[floor]}" -v l="${RIR[lean]}" \
+    'BEGIN { printf "%.2f", r / l }')×"

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.Condition;
 import java.util.stream.Collectors;
 
@@ -27,6 +28,9 @@ import io.github.relock.core.internal.lock.Arguments;
  * every lock is held by its caller.
  */
 final class RedisMultiLock implements MultiLock {
+
+    /** The longest pause between two rounds that each took every lock but lost a lease meanwhile. */
+    private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** A lock this call took, with its hold as the client recorded it (a closed client forgets its holds). */
     private record Taken(RedisReentrantLock lock, @Nullable Hold hold) {
@@ -95,7 +99,8 @@ final class RedisMultiLock implements MultiLock {
     /**
      * Takes every lock within one budget: waits for one, takes the others at once; if one of them is busy, gives
      * back what it took and waits for that one; a lease that ran out while the others were taken has them all taken
-     * again, within the budget. A failure, an interrupt or a closed client gives back what it took.
+     * again, within the budget, after a pause that grows each time (a lease shorter than taking them all takes would
+     * otherwise be retried at full speed). A failure, an interrupt or a closed client gives back what it took.
      *
      * @param leaseMillis each lock's lease; 0: the watchdog's
      */
@@ -103,8 +108,10 @@ final class RedisMultiLock implements MultiLock {
         long started = System.nanoTime();
         List<Taken> taken = new ArrayList<>(locks.size());
         int waitFor = 0;
+        long pause = 0;
         try {
             while (true) {
+                long round = System.nanoTime();
                 RedisReentrantLock awaited = locks.get(waitFor);
                 if (!awaited.take(Math.max(0, budgetNanos - (System.nanoTime() - started)), leaseMillis,
                         interruptible)) {
@@ -129,6 +136,14 @@ final class RedisMultiLock implements MultiLock {
                     return true;
                 }
                 giveBack(taken, null);
+                if (busy < 0) {
+                    // every lock was free and still a lease ran out: one shorter than taking them all takes, or
+                    // a stalled Redis. Taking them again at once would do the same; the pause grows each time
+                    pause = Math.min(MAX_PAUSE_NANOS, Math.max(2 * pause, System.nanoTime() - round));
+                    if (!pause(Math.min(pause, budgetNanos - (System.nanoTime() - started)), interruptible)) {
+                        return false;
+                    }
+                }
                 if (budgetNanos - (System.nanoTime() - started) <= 0) {
                     return false;
                 }
@@ -139,6 +154,32 @@ final class RedisMultiLock implements MultiLock {
             giveBack(taken, ex);
             throw ex;
         }
+    }
+
+    /**
+     * Waits {@code nanos} on the caller's thread, which holds none of the locks now; an uninterruptible call keeps
+     * the interrupt flag for its caller.
+     *
+     * @return false if the wait budget is used up
+     */
+    private static boolean pause(long nanos, boolean interruptible) throws InterruptedException {
+        if (nanos <= 0) {
+            return false;
+        }
+        if (interruptible) {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+            return true;
+        }
+        long end = System.nanoTime() + nanos;
+        boolean interrupted = false;
+        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+            interrupted |= Thread.interrupted(); // a set flag would end every park at once
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return true;
     }
 
     /** Gives back what this call took, last first, and forgets it. */
