@@ -257,8 +257,9 @@ public interface ReentrantDistributedLock extends Lock {
 
     /**
      * Ends the lock's holds whoever holds them, and wakes its waiters. The former holder's fencing token
-     * becomes stale, and its {@link #unlock()} throws {@link LockLostException}. On a side of a
-     * {@link ReadWriteDistributedLock} it ends that side's holds only.
+     * becomes stale, and its {@link #unlock()} throws {@link LockLostException}. A holder in this client knows at
+     * once ({@link #isLost()}, {@link LockLostListener}s), one in another client at its watchdog's next round or its
+     * next call to Redis. On a side of a {@link ReadWriteDistributedLock} it ends that side's holds only.
      *
      * @return true if a hold was ended, false if there was none
      * @throws LockOperationException if Redis cannot be reached

@@ -43,7 +43,7 @@ final class RedisReadWriteLock implements ReadWriteDistributedLock {
 
     @Override
     public boolean forceUnlock() {
-        return writeLock.change((commands, keys) -> side(keys).forceUnlockBoth(commands, keys));
+        return writeLock.forceUnlock((commands, keys) -> side(keys).forceUnlockBoth(commands, keys), true);
     }
 
     private static ReadWriteSide side(LockKeys keys) {

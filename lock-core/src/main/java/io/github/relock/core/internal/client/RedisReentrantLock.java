@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.client;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -261,8 +262,27 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
 
     @Override
     public boolean forceUnlock() {
-        openCheck.run();
-        return query(() -> keys.kind().forceUnlock(commands, keys));
+        return forceUnlock((commands, keys) -> keys.kind().forceUnlock(commands, keys), false);
+    }
+
+    /**
+     * Runs {@code force}, which ends holds of this lock in Redis, refused once the client is closed. If it ended any,
+     * this client's own holds of the lock (of both sides of a read-write lock with {@code everySide}) are lost from
+     * now on: this client ran the force, so their owners see the loss at once and the listeners hear of it, rather
+     * than at the watchdog's next round, meanwhile re-entering a lock that another owner may already hold.
+     */
+    boolean forceUnlock(BiFunction<LockCommands, LockKeys, Boolean> force, boolean everySide) {
+        List<Hold> before = holds.of(keys, everySide); // a hold taken after the force is not one it ended
+        boolean ended = change(force);
+        if (ended) {
+            for (Hold hold : before) {
+                // still registered: one released meanwhile is not lost
+                if (holds.get(hold.keys(), hold.ownerId()) == hold && hold.markLost()) {
+                    lossReporter.accept(hold);
+                }
+            }
+        }
+        return ended;
     }
 
     @Override

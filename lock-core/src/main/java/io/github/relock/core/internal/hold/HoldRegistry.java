@@ -1,6 +1,7 @@
 package io.github.relock.core.internal.hold;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -85,6 +86,20 @@ public final class HoldRegistry implements LockKind.HeldHere {
      */
     public void forgetEndedBefore(long cutoffNanos) {
         holds.values().removeIf(hold -> hold.forgettableBefore(cutoffNanos));
+    }
+
+    /**
+     * The holds of lock {@code keys}, whoever owns them; with {@code everySide}, those of both sides of a read-write
+     * lock (which share one hash).
+     */
+    public List<Hold> of(KeyNames keys, boolean everySide) {
+        List<Hold> found = new ArrayList<>();
+        for (Hold hold : holds.values()) {
+            if (everySide ? Arrays.equals(hold.keys().lockBytes(), keys.lockBytes()) : hold.keys().equals(keys)) {
+                found.add(hold);
+            }
+        }
+        return found;
     }
 
     public Collection<Hold> all() {
