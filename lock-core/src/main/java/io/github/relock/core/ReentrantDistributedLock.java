@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * also on a thread whose interrupt status is set.</li>
  * <li>Methods that talk to Redis throw {@link LockOperationException} when Redis cannot be reached within
  * the connection factory's command timeout, {@link #lock()} included: it waits for the lock, not for
- * Redis.</li>
+ * Redis. A first acquisition that fails so may still reach Redis later and take the lock for nobody: the client
+ * then gives it back at once, rather than leave it to its lease.</li>
  * <li>After {@link RedisLockClient#close()} every method that acquires or releases throws
  * {@link IllegalStateException}.</li>
  * <li>{@link #newCondition()} is not supported.</li>

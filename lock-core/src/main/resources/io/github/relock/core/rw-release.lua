@@ -1,6 +1,7 @@
 -- Give back one hold of a read-write lock, at most once per request, and wake whoever may go now.
 -- KEYS[1] lock hash (layout: rw-state.lua, prepended)   KEYS[2] recently ended holds (field:token, by time)
--- ARGV[1] the hold's field   ARGV[2] its fencing token   ARGV[3] holds before this release, or 0 to end the
+-- ARGV[1] the hold's field   ARGV[2] its fencing token (with ARGV[3] = 0, empty: whichever hold the field has,
+-- for an acquisition whose reply never came)   ARGV[3] holds before this release, or 0 to end the
 -- hold whatever its count, as a loss (its maximum hold time passed)   ARGV[4] writers' release channel
 -- ARGV[5] readers' release channel   KEYS[3] fencing counter   ARGV[6] how long it is kept, in ms
 -- A release that lets waiters in hands them their holds here (rw_grant), so that they wake holding the lock:
@@ -12,7 +13,7 @@ local hash, field, token, expected = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]
 local now = rw_now()
 local state = rw_state(hash, now)
 local holds = tonumber(redis.call('hget', hash, field) or 0)
-if holds > 0 and redis.call('hget', hash, field .. ':t') ~= token then
+if holds > 0 and token ~= '' and redis.call('hget', hash, field .. ':t') ~= token then
   holds = 0 -- the same owner's newer hold: not this one
 end
 local ended = field .. ':' .. token

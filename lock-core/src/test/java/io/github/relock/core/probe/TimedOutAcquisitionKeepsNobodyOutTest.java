@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,11 +25,6 @@ import io.github.relock.test.RedisServer;
  */
 @Timeout(60)
 @Tag("jdk-independent")
-@Disabled("an acquisition that timed out on a paused Redis takes the lock when Redis resumes and nobody gives it"
-        + " back: another client waits out the whole lease (9.7 s of a 10 s watchdog lease, every kind, every run)."
-        + " A give-back sent in the owner's turn after the timeout frees the read-write sides, but not a plain or fair"
-        + " lock while its force-release script is not cached: its EVALSHA times out too and the NOSCRIPT reply"
-        + " that would have sent EVAL is dropped")
 class TimedOutAcquisitionKeepsNobodyOutTest {
 
     private static final Duration LEASE = Duration.ofSeconds(10);

@@ -25,6 +25,9 @@ import io.github.relock.core.internal.redis.ClientScheduler;
  */
 public final class LockCommands {
 
+    /** In place of a fencing token: whichever hold the owner has (see force-unlock.lua, rw-release.lua). */
+    public static final byte[] ANY_TOKEN = new byte[0];
+
     /** The default fencing counter retention: 7 days. */
     public static final long DEFAULT_FENCE_RETENTION_MILLIS = 7L * 24 * 3600 * 1000;
     /**
@@ -196,6 +199,17 @@ public final class LockCommands {
     public CompletableFuture<Boolean> forceRelease(KeyNames keys, byte[] ownerId, byte[] fencingToken) {
         return runner.evalAsync(LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
                 keys.turnBytes(), keys.channelBytes(), ownerId, fencingToken).thenApply(ended -> ended == 1L);
+    }
+
+    /**
+     * Ends whichever hold {@code ownerId} has, whatever its count, as a loss: the hold an acquisition whose reply never
+     * came may have taken. Sent with the script's source, so that it runs when Redis gets to it even if it was not
+     * cached there and its reply comes too late; false if there was none. The future fails with a
+     * {@code DataAccessException}.
+     */
+    public CompletableFuture<Boolean> giveBackUnknown(KeyNames keys, byte[] ownerId) {
+        return runner.evalSourceAsync(LuaScript.FORCE_UNLOCK, 3, keys.lockBytes(), keys.fenceBytes(),
+                keys.turnBytes(), keys.channelBytes(), ownerId, ANY_TOKEN).thenApply(ended -> ended == 1L);
     }
 
     /** Whether acquisitions and renewals wait for replicas ({@code minReplicas > 0}). */

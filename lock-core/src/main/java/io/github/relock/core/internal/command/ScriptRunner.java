@@ -289,9 +289,12 @@ public final class ScriptRunner {
      */
     <T> CompletableFuture<T> evalAsync(RedisConnection connection, LuaScript<T> script, int numKeys,
             byte[]... keysAndArgs) {
-        // on a cluster of a Lettuce factory, announced in the lock's shard only, where ShardedPubSubConnection listens
-        LuaScript<T> announcing = sharded && connection instanceof RedisClusterConnection ? script.onCluster() : script;
-        return scripts.eval(commands(connection), announcing.sent(), numKeys, keysAndArgs);
+        return scripts.eval(commands(connection), announcing(connection, script).sent(), numKeys, keysAndArgs);
+    }
+
+    /** On a cluster of a Lettuce factory, {@code script} announced in the lock's shard only, where ShardedPubSubConnection listens. */
+    private <T> LuaScript<T> announcing(RedisConnection connection, LuaScript<T> script) {
+        return sharded && connection instanceof RedisClusterConnection ? script.onCluster() : script;
     }
 
     /**
@@ -314,6 +317,12 @@ public final class ScriptRunner {
      */
     public <T> CompletableFuture<T> evalAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
         return answered(sendOnHeld(connection -> evalAsync(connection, script, numKeys, keysAndArgs)));
+    }
+
+    /** As {@link #evalAsync(LuaScript, int, byte[]...)}, sent as EVAL with the script's source (see {@link AsyncScripts#evalSource}). */
+    public <T> CompletableFuture<T> evalSourceAsync(LuaScript<T> script, int numKeys, byte[]... keysAndArgs) {
+        return answered(sendOnHeld(connection -> scripts.evalSource(commands(connection),
+                announcing(connection, script).sent(), numKeys, keysAndArgs)));
     }
 
     /** Sends a command of Lettuce's own on the connection this runner keeps; a read may answer null. */

@@ -50,6 +50,14 @@ public interface LockKind {
         return commands.forceRelease(keys, field, token);
     }
 
+    /**
+     * Ends whichever hold {@code field} has, whatever its count: the hold an acquisition whose reply never came may
+     * have taken (see {@link LockCommands#giveBackUnknown}). False if there was none.
+     */
+    default CompletableFuture<Boolean> giveBackUnknown(LockCommands commands, KeyNames keys, byte[] field) {
+        return commands.giveBackUnknown(keys, field);
+    }
+
     default int holdCount(LockCommands commands, KeyNames keys, String field) {
         return commands.holdCount(keys, field);
     }

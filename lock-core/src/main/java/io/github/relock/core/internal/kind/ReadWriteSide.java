@@ -95,6 +95,13 @@ public final class ReadWriteSide implements LockKind {
         return release(commands, keys, field, token, Encoding.bytes(0)).thenApply(ended -> ended == 1);
     }
 
+    @Override
+    public CompletableFuture<Boolean> giveBackUnknown(LockCommands commands, KeyNames keys, byte[] field) {
+        return commands.runner().evalSourceAsync(LuaScript.RW_RELEASE, 3, keys.lockBytes(), ended, keys.fenceBytes(),
+                field, LockCommands.ANY_TOKEN, Encoding.bytes(0), writersChannel, readersChannel,
+                commands.fenceRetention()).thenApply(done -> done == 1);
+    }
+
     private CompletableFuture<Long> release(LockCommands commands, KeyNames keys, byte[] field, byte[] token,
             byte[] holdsBefore) {
         // the fencing counter: a release that lets waiters in issues their holds' tokens

@@ -6,6 +6,8 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 
 import io.github.relock.core.LockKindMismatchException;
 import io.github.relock.core.LockLostException;
@@ -119,6 +121,9 @@ public final class Acquisitions {
                     if (failure != null) {
                         Throwable cause = Waits.unwrapped(failure);
                         if (cause instanceof DataAccessException ex) {
+                            if (earlier == null && unknownOutcome(ex)) {
+                                giveBackUnknown(keys, holder);
+                            }
                             throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '"
                                     + keys.name() + "': " + RedisFailures.describe(ex), ex);
                         }
@@ -126,6 +131,27 @@ public final class Acquisitions {
                     }
                     return replied(keys, earlier, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens, before);
                 });
+    }
+
+    /** Whether Redis may have run the command that failed so: no reply came (a timeout, a connection lost). */
+    private static boolean unknownOutcome(DataAccessException failure) {
+        return failure instanceof QueryTimeoutException || failure instanceof RedisConnectionFailureException;
+    }
+
+    /**
+     * Gives back the hold a first acquisition whose reply never came may still take when Redis runs it (a paused
+     * or partitioned Redis runs what it was sent once it answers again), since its owner was told it failed and
+     * nobody would release it before its lease ends. Sent in the owner's turn, on the connection the acquisition
+     * went by, so Redis runs it after that acquisition and before the owner's next one; best effort: if it fails,
+     * the lock frees when the lease ends.
+     */
+    private void giveBackUnknown(LockKeys keys, Holder holder) {
+        try {
+            keys.kind().giveBackUnknown(commands, keys, holder.bytes()).exceptionally(failure -> false);
+        }
+        catch (RuntimeException ex) {
+            // nothing sent: the lock frees when the lease ends
+        }
     }
 
     /** What the reply to an acquisition means for the caller's hold ({@code hold}: the one it had before, if any). */

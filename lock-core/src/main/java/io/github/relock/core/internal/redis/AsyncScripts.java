@@ -74,16 +74,31 @@ public final class AsyncScripts {
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, numKeys);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, numKeys, keysAndArgs.length);
         CompletableFuture<T> result = new CompletableFuture<>();
-        send(commands, script, keys, args, result, 1);
+        send(commands, script, keys, args, false, result, 1);
+        return result;
+    }
+
+    /**
+     * As {@link #eval}, but sends the script's source (EVAL) at once: for a call that must run when Redis gets to it
+     * even if its reply comes too late, since a NOSCRIPT reply that comes after the command timed out is dropped,
+     * and with it the EVAL it should have caused.
+     */
+    public <T> CompletableFuture<T> evalSource(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script,
+            int numKeys, byte[]... keysAndArgs) {
+        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, numKeys);
+        byte[][] args = Arrays.copyOfRange(keysAndArgs, numKeys, keysAndArgs.length);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        send(commands, script, keys, args, true, result, 1);
         return result;
     }
 
     private <T> void send(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys,
-            byte[][] args, CompletableFuture<T> result, int attempt) {
+            byte[][] args, boolean bySource, CompletableFuture<T> result, int attempt) {
         ScriptOutputType type = script.multi() ? ScriptOutputType.MULTI : ScriptOutputType.INTEGER;
         CompletableFuture<T> sent;
         try {
-            sent = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture()
+            sent = bySource ? commands.<T>eval(script.source(), type, keys, args).toCompletableFuture()
+                    : commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture()
                     .exceptionallyCompose(failure -> RedisErrors.says(failure, "NOSCRIPT")
                             // EVAL also caches the script, so the next EVALSHA finds it
                             ? commands.<T>eval(script.source(), type, keys, args).toCompletableFuture()
@@ -97,7 +112,7 @@ public final class AsyncScripts {
                 result.complete(value);
             }
             else if (attempt < TRYAGAIN_ATTEMPTS && RedisErrors.says(failure, "TRYAGAIN") && again(
-                    () -> send(commands, script, keys, args, result, attempt + 1))) {
+                    () -> send(commands, script, keys, args, bySource, result, attempt + 1))) {
                 // the script did not run: sent again after a pause, with no thread held meanwhile
             }
             else {
