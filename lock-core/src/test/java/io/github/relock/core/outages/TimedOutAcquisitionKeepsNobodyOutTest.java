@@ -1,4 +1,4 @@
-package io.github.relock.core.probe;
+package io.github.relock.core.outages;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
