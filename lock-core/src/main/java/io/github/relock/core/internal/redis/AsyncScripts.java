@@ -71,11 +71,7 @@ public final class AsyncScripts {
     /** Runs {@code script}; the future fails with a {@code DataAccessException} (see {@link RedisErrors}). */
     public <T> CompletableFuture<T> eval(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script,
             int numKeys, byte[]... keysAndArgs) {
-        byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, numKeys);
-        byte[][] args = Arrays.copyOfRange(keysAndArgs, numKeys, keysAndArgs.length);
-        CompletableFuture<T> result = new CompletableFuture<>();
-        send(commands, script, keys, args, false, result, 1);
-        return result;
+        return start(commands, script, false, numKeys, keysAndArgs);
     }
 
     /**
@@ -85,10 +81,15 @@ public final class AsyncScripts {
      */
     public <T> CompletableFuture<T> evalSource(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script,
             int numKeys, byte[]... keysAndArgs) {
+        return start(commands, script, true, numKeys, keysAndArgs);
+    }
+
+    private <T> CompletableFuture<T> start(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script,
+            boolean bySource, int numKeys, byte[]... keysAndArgs) {
         byte[][] keys = Arrays.copyOfRange(keysAndArgs, 0, numKeys);
         byte[][] args = Arrays.copyOfRange(keysAndArgs, numKeys, keysAndArgs.length);
         CompletableFuture<T> result = new CompletableFuture<>();
-        send(commands, script, keys, args, true, result, 1);
+        send(commands, script, keys, args, bySource, result, 1);
         return result;
     }
 
