@@ -31,7 +31,7 @@ import io.github.relock.test.TestScale;
  * lease too short to take every lock in is not retried at full speed.
  */
 @Timeout(90)
-class MultiLockAttackTest {
+class MultiLockUnderPressureTest {
 
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
