@@ -276,8 +276,9 @@ final class RedisReentrantLock implements ReentrantDistributedLock {
         boolean ended = change(force);
         if (ended) {
             for (Hold hold : before) {
-                // still registered: one released meanwhile is not lost
-                if (holds.get(hold.keys(), hold.ownerId()) == hold && hold.markLost()) {
+                // still registered: one released meanwhile is not lost; nor is a fixed lease that ran out, which
+                // ended as asked before the force (by the local clock, which never counts it past Redis's)
+                if (holds.get(hold.keys(), hold.ownerId()) == hold && !hold.fixedLeaseEnded() && hold.markLost()) {
                     lossReporter.accept(hold);
                 }
             }
