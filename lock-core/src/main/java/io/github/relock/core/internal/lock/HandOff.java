@@ -75,12 +75,12 @@ public final class HandOff {
                 next.decline(); // it tries on its own; if the hand-off did happen, acquire.lua finds the hold its own
                 throw Waits.rethrown(failure);
             }
-            return handedOn(keys, token, next, to, turn, now);
+            return handedOn(keys, hold, token, next, to, turn, now);
         });
     }
 
-    private Outcome handedOn(LockKeys keys, long token, ReleaseWaiter next, ReleaseWaiter.Candidate to, ClientTurn turn,
-            long now) {
+    private Outcome handedOn(LockKeys keys, Hold released, long token, ReleaseWaiter next, ReleaseWaiter.Candidate to,
+            ClientTurn turn, long now) {
         if (token == TRANSFER_REFUSED) {
             next.decline();
             return Outcome.NOT_TRIED; // nothing changed (e.g. over maxmemory, where a plain release still works)
@@ -94,6 +94,8 @@ public final class HandOff {
             next.passOver(); // the line's first has it: this waiter, in line, sleeps until its turn is announced
             return Outcome.DONE;
         }
+        // the releasing hold is over once the new one exists: never both listed (heldLocks())
+        holds.released(released);
         // registered (and renewed, without a lease of its own) before the new owner wakes
         Hold handed = new Hold(keys, to.ownerId(), to.ownerThread(), token, to.watchdog(), 1, to.leaseMillis(), now);
         handed.maxHold(now, to.maxHoldNanos());
