@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.github.relock.core.LockLostEvent;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.LockKinds;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -39,12 +40,7 @@ class ForcingALockLeavesEndedLeasesUnlostTest {
                 .lockLostListener(heard::add).build();
                 RedisLockClient other = RedisLockClient.builder(redis.connectionFactory()).build()) {
             String name = "forced-after-lease:" + kind;
-            Function<RedisLockClient, ReentrantDistributedLock> lockOf = c -> switch (kind) {
-                case "fair" -> c.getFairLock(name);
-                case "write" -> c.getReadWriteLock(name).writeLock();
-                case "read" -> c.getReadWriteLock(name).readLock();
-                default -> c.getLock(name);
-            };
+            Function<RedisLockClient, ReentrantDistributedLock> lockOf = c -> LockKinds.of(c, kind, name);
             ReentrantDistributedLock mine = lockOf.apply(client);
             mine.lock(200, TimeUnit.MILLISECONDS);
             Thread.sleep(400); // the lease ends as asked, unreleased

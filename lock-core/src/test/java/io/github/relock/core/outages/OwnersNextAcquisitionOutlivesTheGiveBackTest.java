@@ -18,6 +18,7 @@ import io.github.relock.core.LockOperationException;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.LockKinds;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -38,12 +39,7 @@ class OwnersNextAcquisitionOutlivesTheGiveBackTest {
                 RedisLockClient other = RedisLockClient.builder(server.newConnectionFactory(Duration.ofSeconds(2)))
                         .build()) {
             String name = "given-back:" + kind;
-            Function<RedisLockClient, ReentrantDistributedLock> lockOf = c -> switch (kind) {
-                case "fair" -> c.getFairLock(name);
-                case "write" -> c.getReadWriteLock(name).writeLock();
-                case "read" -> c.getReadWriteLock(name).readLock();
-                default -> c.getLock(name);
-            };
+            Function<RedisLockClient, ReentrantDistributedLock> lockOf = c -> LockKinds.of(c, kind, name);
             ReentrantDistributedLock lock = lockOf.apply(client);
             LockOwner owner = client.newOwner();
             lock.lockAsync(owner).get(5, TimeUnit.SECONDS); // loads the scripts

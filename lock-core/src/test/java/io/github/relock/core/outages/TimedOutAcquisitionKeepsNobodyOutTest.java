@@ -15,6 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.LockKinds;
 import io.github.relock.test.RedisServer;
 
 /**
@@ -38,12 +39,7 @@ class TimedOutAcquisitionKeepsNobodyOutTest {
                 RedisLockClient other = RedisLockClient.builder(server.newConnectionFactory(Duration.ofSeconds(2)))
                         .build()) {
             String name = "timed-out:" + kind;
-            Function<RedisLockClient, ReentrantDistributedLock> lockOf = client -> switch (kind) {
-                case "fair" -> client.getFairLock(name);
-                case "write" -> client.getReadWriteLock(name).writeLock();
-                case "read" -> client.getReadWriteLock(name).readLock();
-                default -> client.getLock(name);
-            };
+            Function<RedisLockClient, ReentrantDistributedLock> lockOf = c -> LockKinds.of(c, kind, name);
             ReentrantDistributedLock lock = lockOf.apply(timedOut);
             lock.lock(); // loads the scripts
             lock.unlock();
