@@ -2,6 +2,7 @@ package io.github.relock.core.internal.command;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.RedisConnectionFailureException;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -24,6 +25,14 @@ public final class RedisFailures {
         String detail = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
         String what = refused(ex) ? "Redis refused it" : "Redis did not answer";
         return (detail != null) ? what + ": " + detail : what;
+    }
+
+    /**
+     * Whether Redis may or may not have run the command that failed so: no reply came (a timeout, a lost
+     * connection), so sending it again, or undoing what it may have done, is the caller's to decide.
+     */
+    public static boolean outcomeUnknown(DataAccessException ex) {
+        return ex instanceof QueryTimeoutException || ex instanceof RedisConnectionFailureException;
     }
 
     /** Whether Redis answered with an error, rather than not at all (a timeout, a lost or refused connection). */

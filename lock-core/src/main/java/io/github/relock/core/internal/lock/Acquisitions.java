@@ -6,8 +6,6 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 
 import io.github.relock.core.LockKindMismatchException;
 import io.github.relock.core.LockLostException;
@@ -121,7 +119,7 @@ public final class Acquisitions {
                     if (failure != null) {
                         Throwable cause = Waits.unwrapped(failure);
                         if (cause instanceof DataAccessException ex) {
-                            if (earlier == null && unknownOutcome(ex)) {
+                            if (earlier == null && RedisFailures.outcomeUnknown(ex)) {
                                 giveBackUnknown(keys, holder);
                             }
                             throw new LockOperationException(keys.name(), keys.lock(), "Could not acquire lock '"
@@ -131,11 +129,6 @@ public final class Acquisitions {
                     }
                     return replied(keys, earlier, holder, reply, leaseMillis, watchdog, maxHoldNanos, sent, lengthens, before);
                 });
-    }
-
-    /** Whether Redis may have run the command that failed so: no reply came (a timeout, a connection lost). */
-    private static boolean unknownOutcome(DataAccessException failure) {
-        return failure instanceof QueryTimeoutException || failure instanceof RedisConnectionFailureException;
     }
 
     /**

@@ -7,8 +7,6 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.QueryTimeoutException;
-import org.springframework.data.redis.RedisConnectionFailureException;
 
 import io.github.relock.core.LockOperationException;
 import io.github.relock.core.internal.command.LockCommands;
@@ -83,7 +81,7 @@ public final class ReleaseScripts {
                 result.completeExceptionally(cause);
                 return;
             }
-            boolean unknown = ex instanceof RedisConnectionFailureException || ex instanceof QueryTimeoutException;
+            boolean unknown = RedisFailures.outcomeUnknown(ex);
             if (!unknown && attempt == 1 && onFirstRefusal != null) {
                 result.complete(onFirstRefusal);
                 return;
