@@ -49,7 +49,9 @@ public interface DistributedLockClient extends AutoCloseable {
 
     /**
      * A handle on the read-write lock called {@code name}; both sides are owned by whichever thread calls them.
-     * See {@link ReadWriteDistributedLock}.
+     * See {@link ReadWriteDistributedLock}. Its Redis keys ({@code prefix{name}:rw} and companions) are apart from
+     * those of the exclusive and fair locks with the same name, and neither side excludes them: a name locked both
+     * ways is two locks.
      *
      * @throws IllegalArgumentException if the name is null, blank or longer than {@link LockNames#MAX_LENGTH}
      * @throws UnsupportedOperationException if the client waits for replicas ({@code minReplicas > 0}), which

@@ -194,7 +194,8 @@ public final class RedisLockClient implements DistributedLockClient {
         /**
          * A readable name for this client, such as the host name (default: none, a random UUID). The client id
          * becomes this name, a dash and 48 random bits ({@code host1-3fa85f64c2b1}): two instances given one
-         * name, or a restarted process and its predecessor, never share an owner.
+         * name, or a restarted process and its predecessor, never share an owner. Refused if blank, or with a
+         * {@code ':'} or half of a UTF-16 surrogate pair in it.
          */
         public Builder clientId(String clientName) {
             this.clientName = SettingRules.checkClientName(clientName);

@@ -43,7 +43,8 @@ for i = 1, #KEYS do
         now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
       end
       if tonumber(ends) > now then
-        redis.call('hset', KEYS[i], field .. ':e', string.format('%d', now + lease))
+        -- never shorter either: a hold a release gave may have a claim that ends later than this lease would
+        redis.call('hset', KEYS[i], field .. ':e', string.format('%d', math.max(tonumber(ends), now + lease)))
         extend(KEYS[i])
         renewed[i] = 1
       end

@@ -5,12 +5,13 @@
 -- ARGV[6] a caller that will wait: how long its place in the turns lasts unless it tries again, in ms
 -- (0: it will not wait, and takes no place)
 -- A waiter that a release already gave its hold to (rw-release.lua) takes it up on its next attempt.
--- Returns {holds, token}: holds >= 1 acquired (token 0 on re-entry), {0, ms} busy (ms: when to look again
--- at the latest), {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
+-- Returns {holds, token}: holds >= 1 acquired (token 0 on re-entry), {0, ms, floor} busy (ms: when to look
+-- again at the latest; floor: no greater than the last token issued, so a hold a release gives this waiter
+-- from now on has a greater token), {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
 local hash, field, lease, expected = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local now = rw_now()
-local state = rw_state(hash, now)
-local holds = tonumber(redis.call('hget', hash, field) or 0)
+-- taking up a given hold and re-entering read only the caller's own fields; a new hold reads the whole hash
+local holds = rw_own(hash, field, now)
 if expected == 0 and holds > 0 then
   if redis.call('hdel', hash, field .. ':g') == 1 then
     -- a release gave this waiter its hold (rw-release.lua): it takes it up, with the lease it asks for
@@ -20,7 +21,6 @@ if expected == 0 and holds > 0 then
   end
   -- a replayed first acquisition, or a hold the client lost track of: the owner's own, so a new hold
   redis.call('hdel', hash, field, field .. ':e', field .. ':t')
-  state = rw_state(hash, now)
   holds = 0
 end
 
@@ -36,6 +36,7 @@ if expected > 0 then
   return {expected + 1, 0}
 end
 
+local state = rw_state(hash, now)
 local busy_until = 0
 local waited = state.waits[field]
 local since = waited and waited[2] or now
@@ -59,7 +60,9 @@ if busy_until > 0 then
     rw_keep(hash, keep)
     busy_until = math.min(busy_until, now + keep * 2 / 3)
   end
-  return {0, math.max(busy_until - now, 1)}
+  -- tokens are issued above the last one and at least the clock in µs (rw_token)
+  local floor = math.max(tonumber(redis.call('get', KEYS[2]) or 0), now * 1000)
+  return {0, math.max(busy_until - now, 1), floor}
 end
 
 local token = rw_token(KEYS[2], ARGV[5])

@@ -17,7 +17,7 @@ if side == 'w' then
   if not state.writer then
     return 0
   end
-  redis.call('hdel', hash, state.writer, state.writer .. ':e', state.writer .. ':t', state.writer .. ':g')
+  rw_drop(hash, state.writer)
   announce(ARGV[2], '') -- every waiting reader may go now
   if state.readers == 0 then
     announce(ARGV[1], '') -- and one waiting writer, if no reader is inside
@@ -31,7 +31,7 @@ local flat = redis.call('hgetall', hash)
 for i = 1, #flat, 2 do
   local suffix = string.sub(flat[i], -2)
   if suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':i' and suffix ~= ':g' and suffix ~= ':w' then
-    redis.call('hdel', hash, flat[i], flat[i] .. ':e', flat[i] .. ':t', flat[i] .. ':g')
+    rw_drop(hash, flat[i])
   end
 end
 if not state.writer then

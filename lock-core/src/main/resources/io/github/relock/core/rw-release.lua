@@ -35,7 +35,7 @@ if expected > 0 then
 elseif holds == 0 then
   return 0
 end
-redis.call('hdel', hash, field, field .. ':e', field .. ':t', field .. ':g')
+rw_drop(hash, field)
 if expected > 0 then
   -- remembered a few minutes (and at most the last 1,000) for a retry whose first reply was lost
   redis.call('zadd', KEYS[2], now, ended)
@@ -47,15 +47,17 @@ local writer = string.sub(field, -2) == ':w'
 local readers_left = state.readers - (writer and 0 or 1)
 local readers_in = 0
 if writer then
+  local let_in = {}
   for waiter, wait in pairs(state.waits) do
     if string.sub(waiter, -2) ~= ':w' and (not state.writer_since or wait[2] < state.writer_since) then
-      rw_grant(hash, KEYS[3], ARGV[6], waiter, wait[1], now)
+      let_in[#let_in + 1] = rw_given(rw_grant(hash, KEYS[3], ARGV[6], waiter, wait[1], now), waiter)
       readers_in = readers_in + 1
     end
   end
   if readers_in > 0 then
-    -- those let in hold the lock already; the rest wait behind a writer, and are told when it is done
-    announce(ARGV[5], field)
+    -- those let in hold the lock already, and only they wake, each told its hold's token (rw_given), one after
+    -- another; the rest wait behind a writer, and are told when it is done
+    announce(ARGV[5], table.concat(let_in))
   end
 end
 if readers_in == 0 and readers_left == 0 and (writer or not state.writer) then
@@ -67,8 +69,8 @@ if readers_in == 0 and readers_left == 0 and (writer or not state.writer) then
     end
   end
   if next and not (state.reader_since and state.reader_since < since) then
-    rw_grant(hash, KEYS[3], ARGV[6], next, state.waits[next][1], now)
-    announce(ARGV[4], next) -- its field, which its waiter is named by: only that waiter wakes
+    -- its hold's token and its field (rw_given): only that waiter wakes
+    announce(ARGV[4], rw_given(rw_grant(hash, KEYS[3], ARGV[6], next, state.waits[next][1], now), next))
   else
     announce(ARGV[4], '') -- every waiting writer may try
   end

@@ -2,14 +2,26 @@
 -- Each hold is a field F = hold count, with F..':e' = when its own lease ends and F..':t' = its fencing
 -- token; F is the owner id for a read hold and the owner id..':w' for a write hold. An owner that waits
 -- adds F..':i' = 'until:since': since when it waits, and until when that stands unless it tries again.
--- A release that lets waiters in gives them their holds at once (rw_grant) and marks each F..':g' until its
--- owner's next attempt takes it up; such a hold lasts only as long as the claim it replaced.
+-- A release that lets waiters in gives them their holds at once (rw_grant) and marks each F..':g': such a hold
+-- lasts only as long as the claim it replaced, until its owner's next attempt or a renewal lengthens it. Its
+-- owner may take it up from the release's announcement alone, which carries its token (rw_given); the mark
+-- then stays until the hold ends, and tells a withdrawal that gives back a hold nobody took up.
 -- Waiters go in turns by since: a reader waits for the writers that waited before it, a writer for the
 -- holders and for the readers that waited before it. Times are Redis server time, in ms.
 
 local function rw_now()
   local time = redis.call('time')
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- When a hold ends, from its own lease as stored (ends); a hold written without one lives as long as the hash.
+local function rw_ends(hash, ends, now)
+  return tonumber(ends or (now + math.max(redis.call('pttl', hash), 1)))
+end
+
+-- Drops field's hold: its count, its lease, its token and the mark of a hold a release gave it.
+local function rw_drop(hash, field)
+  redis.call('hdel', hash, field, field .. ':e', field .. ':t', field .. ':g')
 end
 
 -- Drops the holds and waiters whose time is up, and returns who is left: readers (read holds), writer (the
@@ -43,9 +55,9 @@ local function rw_state(hash, now)
       end
     elseif suffix ~= ':e' and suffix ~= ':t' and suffix ~= ':g' then
       -- a hold without a lease of its own (never written so) lives as long as the hash
-      local ends = tonumber(values[field .. ':e'] or (now + math.max(redis.call('pttl', hash), 1)))
+      local ends = rw_ends(hash, values[field .. ':e'], now)
       if ends <= now then
-        redis.call('hdel', hash, field, field .. ':e', field .. ':t', field .. ':g')
+        rw_drop(hash, field)
       else
         state.first_end = math.min(state.first_end or ends, ends)
         if suffix == ':w' then
@@ -57,6 +69,17 @@ local function rw_state(hash, now)
     end
   end
   return state
+end
+
+-- The holds field has, or 0 if it has none or its own lease has ended: then they are dropped, as rw_state drops them.
+local function rw_own(hash, field, now)
+  local values = redis.call('hmget', hash, field, field .. ':e')
+  local holds = tonumber(values[1] or 0)
+  if holds > 0 and rw_ends(hash, values[2], now) <= now then
+    rw_drop(hash, field)
+    return 0
+  end
+  return holds
 end
 
 -- The hash lives as long as its longest hold or claim: never shortened, since others' holds share it.
@@ -77,10 +100,19 @@ local function rw_token(fence, retention)
 end
 
 -- Gives waiter field its hold in a release (see above): until its claim would have lapsed, so that a waiter
--- that died or stopped waiting unannounced holds nobody up for longer than its claim would have.
+-- that died or stopped waiting unannounced holds nobody up for longer than its claim would have. Returns the
+-- hold's fencing token.
 local function rw_grant(hash, fence, retention, field, ends, now)
+  local token = rw_token(fence, retention)
   redis.call('hdel', hash, field .. ':i')
-  redis.call('hset', hash, field, 1, field .. ':e', string.format('%d', ends), field .. ':t', rw_token(fence, retention),
-    field .. ':g', 1)
+  redis.call('hset', hash, field, 1, field .. ':e', string.format('%d', ends), field .. ':t', token, field .. ':g', 1)
   rw_keep(hash, ends - now)
+  return token
+end
+
+-- How a release's announcement names a waiter it gave a hold: '<token> <length of field in bytes> <field>'.
+-- Entries follow one another with nothing between them; the length says where a field ends, so a field may
+-- hold any character.
+local function rw_given(token, field)
+  return token .. ' ' .. #field .. ' ' .. field
 end

@@ -68,6 +68,19 @@ class ArgumentsTest {
         assertThatThrownBy(() -> builder.clientId(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientId");
     }
 
+    /**
+     * A client id half of a UTF-16 surrogate pair reaches Redis as '?' in its owner ids, so the release announcements
+     * that name its waiters never match them (a reader let in woke a second late, on its timer): refused instead.
+     */
+    @Test
+    void aClientIdThatUtf8CannotCarryIsRefused() {
+        RedisLockClient.Builder builder = RedisLockClient.builder(redis.connectionFactory());
+        assertThatThrownBy(() -> builder.clientId("x\uD800")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientId").hasMessageContaining("surrogate");
+        assertThatThrownBy(() -> builder.clientId("\uDC00y")).isInstanceOf(IllegalArgumentException.class);
+        builder.clientId("gr\u00f6\u00dfe \uD83D\uDE00 12 5 x\n"); // any other text is fine
+    }
+
     /** A WAIT the client gives up on still blocks its connection on the server: refused when built, not met later. */
     @Test
     void aReplicaAckTimeoutMustBeShorterThanTheCommandTimeout() {

@@ -2,6 +2,10 @@ package io.github.relock.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -70,6 +74,28 @@ class ServerWorkTest {
             // holder, to take a turn behind it)
             assertThat(CommandStats.allCalls(redis.commands()) - before).isEqualTo(4);
             held.unlock();
+        }
+    }
+
+    @Test
+    void aReaderLetInByAWriteReleaseTakesItsHoldUpWithoutReadingTheWholeLock() throws Exception {
+        try (RedisLockClient writers = RedisLockClient.builder(redis.connectionFactory()).build();
+                RedisLockClient readers = RedisLockClient.builder(redis.connectionFactory()).build()) {
+            ReentrantDistributedLock write = writers.getReadWriteLock("server-work:rw").writeLock();
+            write.lock();
+            ReentrantDistributedLock read = readers.getReadWriteLock("server-work:rw").readLock();
+            LockOwner reader = readers.newOwner();
+            CompletableFuture<Boolean> waiting = read.tryLockAsync(Duration.ofSeconds(20),
+                    null, reader);
+            Thread.sleep(300); // its place taken, subscribed and asleep
+            long before = CommandStats.calls(redis.commands(), "hgetall");
+
+            write.unlock(); // gives the waiting reader its hold
+            assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+
+            // the release reads the hash once to find whom to let in; the reader's take-up reads only its own fields
+            assertThat(CommandStats.calls(redis.commands(), "hgetall") - before).isOne();
+            read.unlockAsync(reader).get(10, TimeUnit.SECONDS);
         }
     }
 }

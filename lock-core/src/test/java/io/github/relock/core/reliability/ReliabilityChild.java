@@ -74,11 +74,11 @@ public final class ReliabilityChild {
                 System.exit(3);
             }
         }
-        acquire(client, lock, args);
+        long token = acquire(client, lock, args);
         AtomicBoolean writing = new AtomicBoolean();
         for (String line; (line = in.readLine()) != null; ) {
             switch (line.trim()) {
-                case "write-loop" -> startWriting(lock.fencingToken(), writing);
+                case "write-loop" -> startWriting(token, writing);
                 case "stop-writes" -> {
                     writing.set(false);
                     Thread.sleep(30);
@@ -93,7 +93,7 @@ public final class ReliabilityChild {
                         say("UNLOCK " + ex.getClass().getSimpleName());
                     }
                 }
-                case "reacquire" -> acquire(client, lock, args);
+                case "reacquire" -> token = acquire(client, lock, args);
                 case "exit" -> System.exit(0); // no unlock, no close: what a JVM that just ends does
                 default -> say("UNKNOWN " + line);
             }
@@ -162,7 +162,7 @@ public final class ReliabilityChild {
                             say("NOT-ACQUIRED " + index);
                             System.exit(2);
                         }
-                        say("HELD-ASYNC " + index + " " + client.getLock(name, owner).fencingToken() + " " + acquired
+                        say("HELD-ASYNC " + index + " " + tokenOf(client.getLock(name, owner)) + " " + acquired
                                 + " " + invoked);
                     });
         }
@@ -207,7 +207,8 @@ public final class ReliabilityChild {
         System.exit(0);
     }
 
-    private static void acquire(RedisLockClient client, ReentrantDistributedLock lock, Map<String, String> args)
+    /** @return the hold's fencing token */
+    private static long acquire(RedisLockClient client, ReentrantDistributedLock lock, Map<String, String> args)
             throws InterruptedException {
         long invoked = System.nanoTime();
         boolean held = args.containsKey("lease")
@@ -221,7 +222,17 @@ public final class ReliabilityChild {
         // the owner id names this hold in Redis, for a parent that must read its own lease there
         String owner = client.heldLocks().stream().filter(h -> h.key().equals(lock.getKey())).findFirst()
                 .map(HeldLock::ownerId).orElse("?");
-        say("HELD " + lock.fencingToken() + " " + acquired + " " + invoked + " " + owner);
+        long token = tokenOf(lock);
+        say("HELD " + token + " " + acquired + " " + invoked + " " + owner);
+        return token;
+    }
+
+    /**
+     * The token of the hold just granted, even if a slow machine let its lease run out before this line
+     * ({@code fencingToken()} then throws): the parent judges such a trial by the lease in Redis.
+     */
+    private static long tokenOf(ReentrantDistributedLock lock) {
+        return lock.currentHold().map(HeldLock::fencingToken).orElseThrow();
     }
 
     private static void startWriting(long token, AtomicBoolean writing) {

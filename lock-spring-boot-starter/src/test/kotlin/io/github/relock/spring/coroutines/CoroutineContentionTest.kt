@@ -3,6 +3,7 @@ package io.github.relock.spring.coroutines
 import io.github.relock.core.LockNames
 import io.github.relock.core.RedisLockClient
 import io.github.relock.spring.DistributedLock
+import io.github.relock.spring.LockNotAcquiredException
 import io.github.relock.spring.RelockContexts
 import io.github.relock.test.RedisServerExtension
 import kotlinx.coroutines.Dispatchers
@@ -80,6 +81,7 @@ class CoroutineContentionTest {
                             val way = random.nextInt(7)
                             val cancelAfter = random.nextLong(0, 6)
                             val job = launch {
+                              try {
                                 calls.incrementAndGet()
                                 when (way) {
                                     0 -> withTimeoutOrNull(cancelAfter) { hammered.hold(key, 2) }
@@ -90,6 +92,10 @@ class CoroutineContentionTest {
                                     5 -> withTimeoutOrNull(cancelAfter) { hammered.nested(key) }
                                     else -> hammered.rows(key).toList()
                                 }
+                              } catch (ranOut: LockNotAcquiredException) {
+                                  println("wait ran out (seed $seed, way $way): " + whatHolds(key, first, second))
+                                  throw ranOut
+                              }
                             }
                             if (way == 1 || way == 6) {
                                 launch { delay(cancelAfter); job.cancel() }
@@ -117,6 +123,19 @@ class CoroutineContentionTest {
               }
             }
         }
+
+    /** The lock's state in Redis and in each client, to tell a hold nobody gives back from a wake-up lost. */
+    private fun whatHolds(id: String, vararg contexts: ApplicationContext): String {
+        val keys = RelockContexts.redisKeys(contexts[0], LockNames.of("hammer", id))
+        val redis = redis.commands()
+        val lock = keys.lock()
+        val turns = "$lock:turn"
+        val held = contexts.map { context ->
+            context.getBean(RedisLockClient::class.java).heldLocks().filter { it.key() == lock }.map { it.ownerId() } }
+        return "$lock holds ${redis.hgetall(lock)} for ${redis.pttl(lock)} ms, turns '${redis.get(turns)}' for " +
+            "${redis.pttl(turns)} ms, ${redis.pubsubNumsub(keys.releaseChannel())[keys.releaseChannel()]} " +
+            "subscribers, ${Hammered.insideByKey[id]} bodies inside; held per client: $held"
+    }
 
     private fun assertNothingLeft(context: ApplicationContext, id: String) {
         val keys = RelockContexts.redisKeys(context, LockNames.of("hammer", id))

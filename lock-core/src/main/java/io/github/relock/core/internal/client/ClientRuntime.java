@@ -135,13 +135,13 @@ public final class ClientRuntime implements AutoCloseable {
         ReleaseScripts releaseScripts = new ReleaseScripts(commands, scheduler);
         this.releases = new Releases(holds, turns, lossReporter,
                 new HandOff(subscriptions, holds, releaseScripts::transfer), releaseScripts);
+        this.watchdog = new LeaseWatchdog(holds, commands, watchdogLeaseMillis, scheduler, lossReporter);
         this.acquisitions = new Acquisitions(commands, holds, new WaitingOwners(), turns, lossReporter, openCheck,
-                watchdogLeaseMillis);
+                watchdogLeaseMillis, watchdog::renewEarly);
         this.waits = new LockWaits(acquisitions, releases, subscriptions, scheduler, openCheck, commands);
         this.async = new AsyncCalls(owners, holds, waits, releases, openCheck, watchdogLeaseMillis, completions());
         this.listeners.addAll(listeners);
         this.told = lockLostExecutor != null ? lockLostExecutor : events::execute;
-        this.watchdog = new LeaseWatchdog(holds, commands, watchdogLeaseMillis, scheduler, lossReporter);
     }
 
     /** 48 random bits, in hex. */

@@ -11,8 +11,14 @@ import org.jspecify.annotations.Nullable;
  *               other kind of lock (fair for a plain one, plain for a fair one) of the same name is held
  * @param value  the new fencing token (0 on re-entry) when acquired, the holder's remaining lease in
  *               ms when busy
+ * @param tokenFloor when busy, for a kind whose releases give waiters holds ({@code rw-acquire.lua}): a hold
+ *               given to this waiter after this attempt has a greater fencing token; 0 otherwise
  */
-public record AcquireReply(long holds, long value) {
+public record AcquireReply(long holds, long value, long tokenFloor) {
+
+    public AcquireReply(long holds, long value) {
+        this(holds, value, 0);
+    }
 
     /**
      * Taken, but fewer replicas than required acknowledged it, so it was given back: not acquired, and
@@ -24,7 +30,8 @@ public record AcquireReply(long holds, long value) {
 
     /** The reply of {@code acquire.lua}, or null if there was none (inside MULTI or a pipeline). */
     public static @Nullable AcquireReply of(@Nullable List<Object> result) {
-        return result == null ? null : new AcquireReply(Encoding.asLong(result.get(0)), Encoding.asLong(result.get(1)));
+        return result == null ? null : new AcquireReply(Encoding.asLong(result.get(0)), Encoding.asLong(result.get(1)),
+                result.size() > 2 ? Encoding.asLong(result.get(2)) : 0);
     }
 
     public boolean acquired() {

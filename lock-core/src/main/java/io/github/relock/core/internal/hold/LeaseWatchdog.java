@@ -19,7 +19,9 @@ import io.github.relock.core.internal.redis.RedisErrors;
  * Keeps the leases of watchdog holds alive: a round on the client's {@link ClientScheduler} renews every such
  * hold every third of the watchdog timeout, in batched script calls, and nothing waits for their replies. A hold
  * the renewal finds gone is marked lost and reported, and so is a hold whose lease ran out before any renewal got
- * through: while a round's replies are out, a check on the same scheduler runs at each hold's lease end. Taking a
+ * through: while a round's replies are out, a check on the same scheduler runs at each hold's lease end. A hold
+ * whose first lease may end before the next round is renewed alone, early ({@link #renewEarly}), and a check runs
+ * at its lease end while that renewal is out. Taking a
  * hold out of the {@link HoldRegistry} is what stops its renewal.
  *
  * <p>Nothing ends the rounds but {@link #close()}: a round that fails, however it fails, is logged and tried
@@ -121,18 +123,82 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
         Round current = round;
         for (List<Hold> batch : batches) {
-            long sent = System.nanoTime();
-            CompletableFuture<LockCommands.Renewal> reply;
-            try {
-                reply = commands.renewAsync(batch, leaseMillis); // no thread waits for the reply
-            }
-            catch (RuntimeException ex) {
-                reply = CompletableFuture.failedFuture(ex);
-            }
-            reply.whenComplete((renewal, failure) -> onScheduler(() -> replied(current, batch, sent, renewal, failure)));
+            send(batch, (sent, renewal, failure) -> replied(current, batch, sent, renewal, failure));
         }
         if (round == current) {
             check(); // while the replies are out, each lease end is watched
+        }
+    }
+
+    /**
+     * Renews {@code hold} alone, half way to the end of its lease as known now, unless a round renewed it first or
+     * it ended: for a hold whose first lease is short (a hold a release gave, taken up from its announcement), which
+     * could end before the next round. The reply is handled as a round's is; a failure leaves the hold to the rounds,
+     * and a hold that no reply lengthened by its lease end is reported lost then.
+     */
+    public void renewEarly(Hold hold) {
+        long half = (hold.confirmedUntilNanos() - System.nanoTime()) / 2;
+        try {
+            scheduler.schedule(() -> {
+                // a round that renewed it gave it a full lease; one renewal interval left is what a round leaves
+                if (!closed && stillHeld(hold) && hold.confirmedUntilNanos() - System.nanoTime() < intervalNanos) {
+                    renewAlone(hold);
+                }
+            }, Math.max(0, half));
+        }
+        catch (RejectedExecutionException closing) {
+            // the client is closing: no more renewals
+        }
+    }
+
+    private void renewAlone(Hold hold) {
+        List<Hold> batch = List.of(hold);
+        send(batch, (sent, renewal, failure) -> {
+            try {
+                if (renewal != null && failure == null) {
+                    renewed(batch, sent, renewal);
+                }
+                else {
+                    failed(batch, failure);
+                }
+            }
+            catch (Throwable ex) {
+                log.error("Lock lease renewal failed; the next round tries again", ex);
+            }
+        });
+        // as while a round's replies are out: a renewal unanswered by the lease's end leaves the hold lost then
+        leaseEndCheck(hold);
+    }
+
+    /** What to do with a renewal's outcome, on the scheduler: {@code sent} is when it was sent. */
+    private interface RenewalReply {
+        void handle(long sent, LockCommands.@Nullable Renewal renewal, @Nullable Throwable failure);
+    }
+
+    /** Sends one batch's renewal; no thread waits for the reply, which {@code reply} handles on the scheduler. */
+    private void send(List<Hold> batch, RenewalReply reply) {
+        long sent = System.nanoTime();
+        CompletableFuture<LockCommands.Renewal> renewal;
+        try {
+            renewal = commands.renewAsync(batch, leaseMillis);
+        }
+        catch (RuntimeException ex) {
+            renewal = CompletableFuture.failedFuture(ex);
+        }
+        renewal.whenComplete((renewed, failure) -> onScheduler(() -> reply.handle(sent, renewed, failure)));
+    }
+
+    /** Reports {@code hold} lost at the end of its lease as known now, unless a renewal lengthened it by then. */
+    private void leaseEndCheck(Hold hold) {
+        try {
+            scheduler.schedule(() -> {
+                if (!closed && System.nanoTime() - hold.knownUntilNanos() >= 0) {
+                    reportExpired(hold);
+                }
+            }, Math.max(0, hold.knownUntilNanos() - System.nanoTime()));
+        }
+        catch (RejectedExecutionException closing) {
+            // the client is closing: no more checks
         }
     }
 

@@ -102,6 +102,15 @@ public interface LockKind {
     }
 
     /**
+     * How long a hold that a release gave a waiter lasts at least, counted from the waiter's last attempt, for a
+     * kind whose releases give holds that a waiter takes up from the announcement alone ({@link WakeUp#GIVEN}); 0
+     * for the others.
+     */
+    default long givenHoldMillis() {
+        return 0;
+    }
+
+    /**
      * Whether what waiting left ({@link #gaveUp}) belongs to the whole client rather than to one owner: it is then
      * undone only when no thread of the client waits for the lock any more.
      */

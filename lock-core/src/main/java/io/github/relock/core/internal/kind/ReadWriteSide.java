@@ -15,7 +15,8 @@ import io.github.relock.core.internal.command.ScriptCall;
  * arrival: a waiting writer goes before readers that arrive after it, and readers that waited before a
  * writer go before it, so neither side starves. A release that lets waiters in gives them their holds in the
  * same script (every reader in turn when the write hold ends, else the next writer when the last hold ends), so
- * they wake holding the lock and take their hold up on their next attempt. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
+ * they wake holding the lock, and take their holds up from the release's announcement, which carries each one's
+ * token. Both sides live in one hash (see {@code rw-state.lua}); each hold has its own
  * lease there, so a crashed reader frees its share when its own lease ends.
  */
 public final class ReadWriteSide implements LockKind {
@@ -179,19 +180,25 @@ public final class ReadWriteSide implements LockKind {
                 writersChannel);
     }
 
+    /** A waiter takes up the hold a release gave it from the announcement, which carries the hold's token. */
+    @Override
+    public long givenHoldMillis() {
+        return CLAIM_MILLIS;
+    }
+
     @Override
     public boolean handsOff() {
         return false; // a hand-off moves one exclusive hold; readers share, and a writer waits for all of them
     }
 
     /**
-     * Readers: every local waiter, since a writer's release lets every waiting reader in (and has given those in
-     * turn their holds). Writers: the one whose owner the release names, to whom it gave the write hold; a release
-     * that names nobody (it gave the write hold to no one, or a waiter withdrew) wakes every waiting writer, since
-     * writers take turns with readers by arrival and the one that can go need not be first in this client's queue.
+     * The waiters the release names, each told its hold's token: the readers it let in (readers behind a waiting
+     * writer sleep on), or the writer it gave the write hold to. A release that names nobody (it gave the write hold
+     * to no one, a waiter withdrew, or the holds were forced) wakes every waiter of the side, since writers take
+     * turns with readers by arrival and the one that can go need not be first in this client's queue.
      */
     @Override
     public WakeUp wakeUp() {
-        return writer ? WakeUp.NAMED : WakeUp.ALL;
+        return WakeUp.GIVEN;
     }
 }

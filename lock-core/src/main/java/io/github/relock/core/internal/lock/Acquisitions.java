@@ -33,6 +33,12 @@ import io.github.relock.core.internal.wait.WaitingOwners;
  */
 public final class Acquisitions {
 
+    /**
+     * A hold a release gave is taken up from its announcement only while at least this share of its first lease is
+     * left: enough for the renewal that lengthens it. With less, an attempt takes it up.
+     */
+    private static final int MIN_GIVEN_LEFT_SHARE = 4;
+
     private final LockCommands commands;
     private final HoldRegistry holds;
     private final WaitingOwners waiting;
@@ -43,9 +49,12 @@ public final class Acquisitions {
     private final Runnable openCheck;
     /** The lease of holds the watchdog renews. */
     private final long watchdogLeaseMillis;
+    /** Has a hold taken up from a release's announcement renewed before its short first lease ends. */
+    private final Consumer<Hold> renewEarly;
 
+    /** @param renewEarly see {@link io.github.relock.core.internal.hold.LeaseWatchdog#renewEarly} */
     public Acquisitions(LockCommands commands, HoldRegistry holds, WaitingOwners waiting, OwnerTurns turns,
-            Consumer<Hold> lossReporter, Runnable openCheck, long watchdogLeaseMillis) {
+            Consumer<Hold> lossReporter, Runnable openCheck, long watchdogLeaseMillis, Consumer<Hold> renewEarly) {
         this.commands = commands;
         this.holds = holds;
         this.waiting = waiting;
@@ -53,6 +62,18 @@ public final class Acquisitions {
         this.lossReporter = lossReporter;
         this.openCheck = openCheck;
         this.watchdogLeaseMillis = watchdogLeaseMillis;
+        this.renewEarly = renewEarly;
+    }
+
+    /**
+     * A hold a release gave a waiter, as its announcement told it (see {@link LockKind#givenHoldMillis()}).
+     *
+     * @param token         the hold's fencing token
+     * @param tokenFloor    the {@link AcquireReply#tokenFloor()} of the waiter's last attempt, which found the lock
+     *                      busy: a release after it gives a greater token
+     * @param lastSentNanos when that attempt was sent (System.nanoTime)
+     */
+    public record Given(long token, long tokenFloor, long lastSentNanos) {
     }
 
     /**
@@ -60,12 +81,47 @@ public final class Acquisitions {
      * {@link LockLostException} for a re-entry into a hold that is gone, {@link LockOperationException} if Redis
      * could not be asked.
      *
+     * <p>A waiter that a release gave a hold passes it as {@code given} (null: none). That hold is recorded with no
+     * round trip if all of these hold, and otherwise this is an attempt, which takes the given hold up in Redis:
+     * <ul>
+     * <li>the kind lets its waiters take holds up so ({@link LockKind#givenHoldMillis()});</li>
+     * <li>the release came after the waiter's last attempt: its token is above that attempt's
+     * {@link AcquireReply#tokenFloor()} (an announcement heard late may be for a wait the owner had before);</li>
+     * <li>the owner is a thread, which waits once at a time (an explicit owner's other wait may have taken the
+     * same hold up in Redis and released it since), and has no hold of the lock here yet;</li>
+     * <li>the watchdog renews it, no replicas must acknowledge it, and enough of its first lease is left.</li>
+     * </ul>
+     *
      * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
      */
     public CompletableFuture<AcquireReply> attemptAsync(LockKeys keys, Holder holder, long leaseMillis,
-            boolean watchdog, long maxHoldNanos, boolean willWait) {
-        return turns.take(keys, holder, () -> attemptInTurn(keys, holder, leaseMillis, watchdog, maxHoldNanos,
-                willWait));
+            boolean watchdog, long maxHoldNanos, boolean willWait, @Nullable Given given) {
+        return turns.take(keys, holder, () -> {
+            AcquireReply takenUp = given == null || !watchdog ? null : takeUpGiven(keys, holder, given, maxHoldNanos);
+            return takenUp != null ? CompletableFuture.completedFuture(takenUp)
+                    : attemptInTurn(keys, holder, leaseMillis, watchdog, maxHoldNanos, willWait);
+        });
+    }
+
+    /** Records the hold a release gave (see above), or returns null if it cannot be taken up without Redis. */
+    private @Nullable AcquireReply takeUpGiven(LockKeys keys, Holder holder, Given given, long maxHoldNanos) {
+        long givenMillis = keys.kind().givenHoldMillis();
+        long since = given.lastSentNanos();
+        long left = since + TimeUnit.MILLISECONDS.toNanos(givenMillis) - System.nanoTime();
+        // a floor of 0: no attempt of this wait found the lock busy yet, so nothing dates the announcement
+        boolean afterLastAttempt = given.tokenFloor() > 0 && given.token() > given.tokenFloor();
+        if (givenMillis == 0 || !afterLastAttempt || holder.thread() == null
+                || holds.get(keys, holder.id()) != null || commands.awaitsReplicas()
+                || left < TimeUnit.MILLISECONDS.toNanos(givenMillis) / MIN_GIVEN_LEFT_SHARE) {
+            return null;
+        }
+        // it lasts as long as the waiter's place, which its last attempt renewed: givenMillis from then, at least
+        Hold taken = new Hold(keys, holder.id(), holder.bytes(), holder.thread(), given.token(), true, 1, givenMillis,
+                since);
+        taken.maxHold(since, maxHoldNanos);
+        holds.put(taken);
+        renewEarly.accept(taken);
+        return new AcquireReply(1, given.token());
     }
 
     /**

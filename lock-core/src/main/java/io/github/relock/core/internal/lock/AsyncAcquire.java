@@ -21,9 +21,11 @@ import io.github.relock.core.internal.wait.UnansweredLately;
 /**
  * The wait for a lock, whatever its kind, for blocking and asynchronous callers alike: try once; if it is busy,
  * join the lock's local waiters and wait until a release is announced, a local releaser hands the lock over, or
- * the holder's lease would end, whichever comes first; try again. No spinning, and a lost announcement costs at
- * most one lease. A subscription Redis did not confirm (a connection cut or timed out) is a wake-up that will not
- * come: the wait looks again after {@link #RESUBSCRIBE_NANOS} and subscribes again, rather than give up.
+ * the holder's lease would end, whichever comes first; try again. A release that gave the wait its hold and
+ * announced the hold's token (a read-write lock's waiter let in) ends the wait with no further attempt. No
+ * spinning, and a lost announcement costs at most one lease. A subscription Redis did not confirm (a connection
+ * cut or timed out) is a wake-up that will not come: the wait looks again after {@link #RESUBSCRIBE_NANOS} and
+ * subscribes again, rather than give up.
  *
  * <p>No thread is held at any time: each step sends an attempt and goes on when its reply comes; between attempts
  * the wait is a {@link ReleaseWaiter} whose wake-up starts the next step, and a timer on the client's scheduler.
@@ -82,6 +84,11 @@ public final class AsyncAcquire<T> {
     private volatile @Nullable JoinWithin joining;
     private volatile @Nullable ScheduledFuture<?> timer;
     private volatile boolean finished;
+    /** The token floor of the last attempt that found the lock busy (0: none), and when it was sent. */
+    private volatile long lastBusyFloor;
+    private volatile long lastBusySent;
+    /** When the attempt under way was sent (System.nanoTime). */
+    private volatile long sent;
 
     /** A wait of up to {@code waitNanos} (0: one attempt); see {@link LockWaits}, which starts it. */
     AsyncAcquire(LockKeys keys, Request<T> request, long waitNanos, Acquisitions acquisitions, Releases releases,
@@ -159,11 +166,20 @@ public final class AsyncAcquire<T> {
                 waiter = join.take(); // subscribed (then the attempt below sees any release before), or not answered
                 joinFailed = waiter == null;
             }
+            if (waiter == null && join == null && willWait) {
+                // other local threads wait for this lock: joined before the attempt, no attempt after subscribing
+                waiter = subscriptions.joinIfSubscribed(keys.channel(), request.candidate(), request.holder().id(),
+                        this::kick);
+            }
+            Acquisitions.Given given = null;
             if (waiter != null) {
                 waiter.arm(); // a release announced from here on kicks another step
+                long token = waiter.takeGiven(); // a hold a release gave: taken up with no round trip if it may be
+                given = token == 0 ? null : new Acquisitions.Given(token, lastBusyFloor, lastBusySent);
             }
+            sent = System.nanoTime();
             CompletableFuture<AcquireReply> reply = acquisitions.attemptAsync(keys, request.holder(),
-                    request.leaseMillis(), request.watchdog(), request.maxHoldNanos(), willWait);
+                    request.leaseMillis(), request.watchdog(), request.maxHoldNanos(), willWait, given);
             if (reply.isDone()) {
                 replied(reply, joinFailed);
                 return false;
@@ -190,6 +206,8 @@ public final class AsyncAcquire<T> {
                 granted();
                 return;
             }
+            lastBusyFloor = reply.tokenFloor();
+            lastBusySent = sent;
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 finish(() -> result.complete(request.notGranted())); // nothing left behind once the caller hears

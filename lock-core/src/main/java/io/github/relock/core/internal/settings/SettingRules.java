@@ -72,10 +72,25 @@ public final class SettingRules {
         return watchdogTimeout;
     }
 
-    /** A client name: not blank, no {@code ':'} (it starts the owner ids). */
+    /**
+     * A client name: not blank, no {@code ':'} (it starts the owner ids), and text that UTF-8 can carry (no half of a
+     * surrogate pair), since owner ids go to Redis in UTF-8 and come back in release announcements.
+     */
     public static String checkClientName(String clientName) {
         if (clientName == null || clientName.isBlank() || clientName.indexOf(':') >= 0) {
             throw new IllegalArgumentException("clientId must not be blank or contain ':', was '" + clientName + "'");
+        }
+        for (int i = 0; i < clientName.length(); i++) {
+            char c = clientName.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < clientName.length()
+                    && Character.isLowSurrogate(clientName.charAt(i + 1))) {
+                i++; // a whole pair: one character
+            }
+            else if (Character.isSurrogate(c)) {
+                // UTF-8 carries no half pair: it would reach Redis as '?', and no announcement would match its waiters
+                throw new IllegalArgumentException("clientId must be text that UTF-8 can carry: it has half of a "
+                        + "surrogate pair at index " + i);
+            }
         }
         return clientName;
     }

@@ -83,9 +83,9 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                     return CompletableFuture.failedFuture(ReleaseChannels.closedException());
                 }
                 // counted in from now: the queue is not unsubscribed under a join that is under way
-                boolean behindOthers = queue.joined() > 0;
+                queue.joined();
                 if (queue.subscribedOn(connection.current())) {
-                    return CompletableFuture.completedFuture(admit(queue, behindOthers, candidate, name, onWake));
+                    return CompletableFuture.completedFuture(admit(queue, candidate, name, onWake));
                 }
                 CompletableFuture<Long> subscribing = queue.subscription;
                 if (subscribing == null || subscribing.isDone()) {
@@ -94,7 +94,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                             .thenCompose(unused -> connection.subscribe(queue.channel));
                     queue.subscription = subscribing;
                 }
-                return subscribing.handle((on, failure) -> joined(queue, failure, behindOthers, candidate, name, onWake));
+                return subscribing.handle((on, failure) -> joined(queue, failure, candidate, name, onWake));
             }
             finally {
                 queue.lock.unlock();
@@ -102,8 +102,33 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         }
     }
 
+    /**
+     * Joins the waiters of {@code channelName} at once if Redis already confirmed that channel on the current
+     * connection (other local threads wait for the same lock), else returns null and sends nothing. A wait that
+     * joins before its first attempt needs no second attempt after subscribing: every release after that attempt
+     * reaches it. The arguments are {@link #joinAsync}'s.
+     */
+    public @Nullable ReleaseWaiter joinIfSubscribed(String channelName, ReleaseWaiter.@Nullable Candidate candidate,
+            String name, Runnable onWake) {
+        WaiterQueue queue = queues.get(channelName);
+        if (queue == null || closed) {
+            return null;
+        }
+        queue.lock.lock();
+        try {
+            if (queue.retired || closed || !queue.subscribedOn(connection.current())) {
+                return null;
+            }
+            queue.joined();
+            return admit(queue, candidate, name, onWake);
+        }
+        finally {
+            queue.lock.unlock();
+        }
+    }
+
     /** The subscribe a joiner waited for ended; a queue nobody is left in is dropped again if it failed. */
-    private ReleaseWaiter joined(WaiterQueue queue, @Nullable Throwable failure, boolean behindOthers,
+    private ReleaseWaiter joined(WaiterQueue queue, @Nullable Throwable failure,
             ReleaseWaiter.@Nullable Candidate candidate, String name, Runnable onWake) {
         queue.lock.lock();
         try {
@@ -119,17 +144,17 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 Throwable cause = PubSubReplies.cause(failure);
                 throw cause instanceof RuntimeException ex ? ex : new CompletionException(cause);
             }
-            return admit(queue, behindOthers, candidate, name, onWake);
+            return admit(queue, candidate, name, onWake);
         }
         finally {
             queue.lock.unlock();
         }
     }
 
-    private ReleaseWaiter admit(WaiterQueue queue, boolean behindOthers, ReleaseWaiter.@Nullable Candidate candidate,
+    private ReleaseWaiter admit(WaiterQueue queue, ReleaseWaiter.@Nullable Candidate candidate,
             String name, Runnable onWake) {
         ReleaseWaiter waiter = new ReleaseWaiter(queue.turn,
-                (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, behindOthers, name,
+                (leaving, unusedWakeUp) -> leave(leaving, queue, unusedWakeUp), candidate, name,
                 onWake);
         queue.add(waiter);
         return waiter;

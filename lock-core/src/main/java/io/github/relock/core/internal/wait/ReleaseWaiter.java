@@ -2,6 +2,7 @@ package io.github.relock.core.internal.wait;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -36,12 +37,16 @@ public final class ReleaseWaiter implements AutoCloseable {
     private final ClientTurn turn;
     private final Departure departure;
     private final @Nullable Candidate candidate;
-    private final boolean behindOthers;
     private final String name;
     /** What a wake-up does: runs the wait's next step. */
     private final Runnable onWake;
     private final AtomicBoolean signalled = new AtomicBoolean();
     private final AtomicInteger state = new AtomicInteger(AWAKE);
+    /**
+     * The token of the hold a release gave this waiter and announced (see
+     * {@link io.github.relock.core.internal.kind.WakeUp#GIVEN}); 0: none.
+     */
+    private final AtomicLong given = new AtomicLong();
     /** A step was due while a releaser had this waiter reserved: {@link #passOver()} starts it then. */
     private volatile boolean dueWhileOffered;
 
@@ -49,13 +54,12 @@ public final class ReleaseWaiter implements AutoCloseable {
      * @param turn      this client's turn on the lock waited for
      */
     ReleaseWaiter(ClientTurn turn, Departure departure, @Nullable Candidate candidate,
-            boolean behindOthers, String name, Runnable onWake) {
+            String name, Runnable onWake) {
         this.turn = turn;
         this.onWake = onWake;
         this.name = name;
         this.departure = departure;
         this.candidate = candidate;
-        this.behindOthers = behindOthers;
     }
 
     /** Who waits: the hold's field in Redis, which a fair lock's release announcement names. */
@@ -63,10 +67,6 @@ public final class ReleaseWaiter implements AutoCloseable {
         return name;
     }
 
-    /** Whether other local threads already waited for this lock when this one joined. */
-    public boolean behindOthers() {
-        return behindOthers;
-    }
 
     public @Nullable Candidate candidate() {
         return candidate;
@@ -85,6 +85,19 @@ public final class ReleaseWaiter implements AutoCloseable {
     /** Whether a releaser handed the lock over; its hold is then registered. */
     public boolean takeGrant() {
         return state.compareAndSet(GRANTED, AWAKE);
+    }
+
+    /** A release gave this waiter a hold, and announced it with its fencing token. */
+    void given(long token) {
+        given.set(token);
+    }
+
+    /**
+     * The fencing token of the hold a release gave this waiter since this was last asked, or 0. Nothing else is
+     * known of that hold: it lasts as long as the waiter's place in Redis, counted from its last attempt.
+     */
+    public long takeGiven() {
+        return given.getAndSet(0);
     }
 
     /** Releaser side: reserves this waiter for a hand-off; false if it is not asleep or cannot take one. */
@@ -155,10 +168,13 @@ public final class ReleaseWaiter implements AutoCloseable {
         onWake.run();
     }
 
-    /** Leaves the wait. A wake-up this waiter got but will not use goes to the next local waiter. */
+    /**
+     * Leaves the wait. A wake-up this waiter got but will not use goes to the next local waiter; from here on it
+     * takes no more, so a release announced while it is still in the lock's queue wakes the next one instead.
+     */
     @Override
     public void close() {
-        departure.left(this, signalled.get());
+        departure.left(this, signalled.getAndSet(true));
     }
 
     void wakeForShutdown() {

@@ -1,5 +1,6 @@
 package io.github.relock.core.internal.wait;
 
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -69,9 +70,9 @@ final class WaiterQueue {
         return members.get();
     }
 
-    /** Counts a joiner in (under {@link #lock}); returns how many waited before it. */
-    int joined() {
-        return members.getAndIncrement();
+    /** Counts a joiner in (under {@link #lock}). */
+    void joined() {
+        members.incrementAndGet();
     }
 
     /** Counts a waiter out; returns how many are left. */
@@ -83,16 +84,16 @@ final class WaiterQueue {
         return wakeUp;
     }
 
-    /** A release was announced; {@code message} names the next in line of a fair lock. */
+    /** A release was announced; {@code message} says whom it is for, as {@link #wakeUp} reads it. */
     void released(String message) {
         switch (wakeUp) {
             case ONE -> wakeOne();
-            case ALL -> wakeAll();
             case NAMED -> wakeNamed(message);
+            case GIVEN -> wakeGiven(message);
         }
     }
 
-    /** Wakes the waiter called {@code name}; none here: another client's turn. An empty name wakes all. */
+    /** Wakes the waiter {@code name} names; none here: another client's turn. An empty name wakes all. */
     private void wakeNamed(String name) {
         if (name.isEmpty()) {
             wakeAll();
@@ -102,6 +103,25 @@ final class WaiterQueue {
             if (waiter.name().equals(name)) {
                 waiter.signal();
                 return;
+            }
+        }
+    }
+
+    /**
+     * Wakes the waiters that {@code message} lists (see {@link GivenHolds}), each told its hold's token first;
+     * none here: those let in wait in other clients. A message that lists nobody wakes all.
+     */
+    private void wakeGiven(String message) {
+        Map<String, Long> given = message.isEmpty() ? null : GivenHolds.parse(message);
+        if (given == null) {
+            wakeAll();
+            return;
+        }
+        for (ReleaseWaiter waiter : waiters) {
+            Long token = given.get(waiter.name());
+            if (token != null) {
+                waiter.given(token); // before the wake-up: the step it starts takes the hold up
+                waiter.signal();
             }
         }
     }

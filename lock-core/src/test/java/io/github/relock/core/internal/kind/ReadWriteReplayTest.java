@@ -60,6 +60,17 @@ class ReadWriteReplayTest {
     }
 
     @Test
+    void aReEntryOfAReadHoldWhoseOwnLeaseEndedReportsTheLoss() throws Exception {
+        read("c:1", 50);
+        Hold alive = read("d:1", 10_000);
+        Thread.sleep(120); // nothing reads the whole hash meanwhile: only the lease says the hold is over
+        AcquireReply again = READ.kind().acquire(commands, READ, Encoding.bytes("c:1"), 10_000, 1, -1, false).join();
+        assertThat(again.holdGone()).as("re-entry of the ended hold").isTrue();
+        assertThat(redis.commands().hexists(READ.lock(), "c:1")).isFalse();
+        assertThat(release(alive, 1)).isZero();
+    }
+
+    @Test
     void aStaleReleaseCannotEndTheSameOwnersNextHold() {
         Hold old = read("c:1", 10_000);
         assertThat(release(old, 1)).isZero();
