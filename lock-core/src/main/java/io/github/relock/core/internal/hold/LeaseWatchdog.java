@@ -10,8 +10,10 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 
 import io.github.relock.core.internal.command.LockCommands;
+import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.redis.ClientScheduler;
 import io.github.relock.core.internal.redis.RedisErrors;
 
@@ -232,10 +234,16 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
+    /** What Redis said, or that it did not answer, in the words of {@link RedisFailures#describe}. */
+    private static String said(Throwable failure) {
+        RuntimeException translated = RedisErrors.translate(failure);
+        return translated instanceof DataAccessException redis ? RedisFailures.describe(redis) : translated.toString();
+    }
+
     private boolean failed(List<Hold> batch, @Nullable Throwable failure) {
         // unknown outcome: the next, earlier round tries again, and reportExpired() owns the deadline
         log.warn("Could not renew {} lock lease(s); retrying: {}", batch.size(),
-                failure == null ? "no reply" : RedisErrors.translate(failure).toString());
+                failure == null ? "no reply" : said(failure));
         reportUnacknowledgedExpiry(batch);
         return false;
     }
@@ -351,7 +359,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         released.whenComplete((done, failure) -> {
             if (failure != null) {
                 log.warn("Lock '{}': could not release it {}; it frees when its lease ends: {}", hold.keys().name(), why,
-                        RedisErrors.translate(failure).toString());
+                        said(failure));
             }
         });
     }

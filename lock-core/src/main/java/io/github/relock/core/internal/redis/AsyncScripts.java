@@ -2,6 +2,7 @@ package io.github.relock.core.internal.redis;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -24,14 +25,18 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 /**
  * Sends commands through the Lettuce asynchronous commands of a spring-data-redis connection and completes a
  * future with the reply: a script goes as EVALSHA, then as EVAL once if the server has not seen it (a restart, a
- * failover), and again after a pause on the {@link ClientScheduler} while a migrating Redis Cluster slot refuses
- * it with {@code TRYAGAIN}. No thread waits for a reply; {@link #await} is for a caller that chooses to.
+ * failover), and again after a pause on the {@link ClientScheduler} while Redis Cluster refuses it for a moment
+ * without running it: {@code TRYAGAIN} from a migrating slot, {@code CLUSTERDOWN} from a node that serves no slot
+ * for the key or sees the cluster down (during a failover or a slot's move). No thread waits for a reply;
+ * {@link #await} is for a caller that chooses to.
  */
 public final class AsyncScripts {
 
-    /** Attempts and pause for a script refused with TRYAGAIN during a slot migration: up to 2 s. */
+    /** Attempts and pause for a script Redis Cluster refused for a moment (TRYAGAIN, CLUSTERDOWN): up to 2 s. */
     public static final int TRYAGAIN_ATTEMPTS = 40;
     public static final long TRYAGAIN_PAUSE_MILLIS = 50;
+    /** Error replies a cluster node gives before it runs a script, while the cluster changes: the script did not run. */
+    private static final List<String> REFUSED_FOR_A_MOMENT = List.of("TRYAGAIN", "CLUSTERDOWN");
     /** A backstop beyond the connection's own command timeout, for clients that turned Lettuce's timeouts off. */
     private static final long BACKSTOP_MILLIS = 1_000;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -112,7 +117,7 @@ public final class AsyncScripts {
             if (failure == null) {
                 result.complete(value);
             }
-            else if (attempt < TRYAGAIN_ATTEMPTS && RedisErrors.says(failure, "TRYAGAIN") && again(
+            else if (attempt < TRYAGAIN_ATTEMPTS && refusedForAMoment(failure) && again(
                     () -> send(commands, script, keys, args, bySource, result, attempt + 1))) {
                 // the script did not run: sent again after a pause, with no thread held meanwhile
             }
@@ -120,6 +125,10 @@ public final class AsyncScripts {
                 result.completeExceptionally(RedisErrors.translate(failure));
             }
         });
+    }
+
+    private static boolean refusedForAMoment(Throwable failure) {
+        return REFUSED_FOR_A_MOMENT.stream().anyMatch(code -> RedisErrors.says(failure, code));
     }
 
     private boolean again(Runnable send) {
