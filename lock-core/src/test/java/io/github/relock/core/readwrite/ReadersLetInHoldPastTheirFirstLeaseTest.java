@@ -26,6 +26,7 @@ import io.github.relock.test.RedisServerExtension;
  * nothing is left in Redis.
  */
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 @Timeout(60)
 class ReadersLetInHoldPastTheirFirstLeaseTest {
 

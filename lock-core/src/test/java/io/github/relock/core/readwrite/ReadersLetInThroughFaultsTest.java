@@ -31,6 +31,7 @@ import io.github.relock.test.RedisServerExtension;
  * under watchdogs short and long (the hold is reported lost, to listeners too, by the time a writer gets in).
  */
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 @Timeout(60)
 class ReadersLetInThroughFaultsTest {
 

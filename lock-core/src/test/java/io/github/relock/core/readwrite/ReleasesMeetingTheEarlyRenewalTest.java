@@ -25,6 +25,7 @@ import io.github.relock.test.RedisServerExtension;
  * the early renewal of the hold they end: no listener hears of a loss, every release succeeds, and nothing is left.
  */
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 @Timeout(60)
 class ReleasesMeetingTheEarlyRenewalTest {
 

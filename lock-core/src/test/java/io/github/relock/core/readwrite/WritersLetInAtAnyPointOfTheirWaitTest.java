@@ -27,6 +27,7 @@ import io.github.relock.test.RedisServerExtension;
  * nobody else let in meanwhile.
  */
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 @Timeout(60)
 class WritersLetInAtAnyPointOfTheirWaitTest {
 

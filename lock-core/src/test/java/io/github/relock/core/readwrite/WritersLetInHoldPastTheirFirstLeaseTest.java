@@ -24,6 +24,7 @@ import io.github.relock.test.RedisServerExtension;
  * unlock and the listeners say so), no reader or writer gets in meanwhile, and nothing is left in Redis.
  */
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 @Timeout(60)
 class WritersLetInHoldPastTheirFirstLeaseTest {
 

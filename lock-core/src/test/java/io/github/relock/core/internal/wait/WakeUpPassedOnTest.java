@@ -26,13 +26,10 @@ class WakeUpPassedOnTest {
     @Test
     void aReleaseAnnouncedWhileAWaiterLeavesWakesTheNextWaiter() {
         // the release is heard after the leaving waiter began to leave and before it is out of the queue
-        ReleaseWaiter leaving = waiter((waiter, unusedWakeUp) -> {
+        ReleaseWaiter leaving = queuedBeforeTheNext((waiter, unusedWakeUp) -> {
             queue.released("");
             leave(waiter, unusedWakeUp);
-        }, leavingWoken);
-        ReleaseWaiter next = waiter(this::leave, nextWoken);
-        queue.add(leaving);
-        queue.add(next);
+        });
 
         leaving.close();
 
@@ -41,10 +38,7 @@ class WakeUpPassedOnTest {
 
     @Test
     void aWakeUpTheLeavingWaiterGotBeforeItLeftGoesToTheNextWaiter() {
-        ReleaseWaiter leaving = waiter(this::leave, leavingWoken);
-        ReleaseWaiter next = waiter(this::leave, nextWoken);
-        queue.add(leaving);
-        queue.add(next);
+        ReleaseWaiter leaving = queuedBeforeTheNext(this::leave);
 
         queue.released(""); // wakes the first waiter, which then leaves without using it
         leaving.close();
@@ -55,10 +49,7 @@ class WakeUpPassedOnTest {
 
     @Test
     void aWaiterThatLeavesUnwokenWakesNobody() {
-        ReleaseWaiter leaving = waiter(this::leave, leavingWoken);
-        ReleaseWaiter next = waiter(this::leave, nextWoken);
-        queue.add(leaving);
-        queue.add(next);
+        ReleaseWaiter leaving = queuedBeforeTheNext(this::leave);
 
         leaving.close();
 
@@ -73,6 +64,14 @@ class WakeUpPassedOnTest {
         if (unusedWakeUp) {
             queue.wakeOne();
         }
+    }
+
+    /** The waiter that leaves by {@code departure}, queued first, with the next waiter queued behind it. */
+    private ReleaseWaiter queuedBeforeTheNext(ReleaseWaiter.Departure departure) {
+        ReleaseWaiter leaving = waiter(departure, leavingWoken);
+        queue.add(leaving);
+        queue.add(waiter(this::leave, nextWoken));
+        return leaving;
     }
 
     private ReleaseWaiter waiter(ReleaseWaiter.Departure departure, AtomicInteger woken) {
