@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.testing.VirtualThreads;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -57,7 +58,7 @@ class VirtualThreadTest {
             throws Exception {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            threads.add(startVirtual(() -> {
+            threads.add(VirtualThreads.start(() -> {
                 ReentrantDistributedLock lock = client.getLock("virtual");
                 lock.lock();
                 try {
@@ -80,7 +81,7 @@ class VirtualThreadTest {
     /** The control: a wait that does pin (parking inside a class initializer) is seen by the same check. */
     @Test
     void theCheckSeesAPinnedWait() throws Exception {
-        List<String> pinned = pinnedFramesWhile(() -> startVirtual(() -> PinsWhileInitialising.touch()).join(),
+        List<String> pinned = pinnedFramesWhile(() -> VirtualThreads.start(() -> PinsWhileInitialising.touch()).join(),
                 VirtualThreadTest.class.getName());
         assertThat(pinned).isNotEmpty();
     }
@@ -95,12 +96,8 @@ class VirtualThreadTest {
         }
     }
 
-    interface Work {
-        void run() throws Exception;
-    }
-
     /** Runs {@code work} and returns the top frames of pinned waits whose stack passes through {@code pkg}. */
-    private static List<String> pinnedFramesWhile(Work work, String pkg) throws Exception {
+    private static List<String> pinnedFramesWhile(VirtualThreads.Work work, String pkg) throws Exception {
         List<String> pinned = new CopyOnWriteArrayList<>();
         try (RecordingStream recording = new RecordingStream()) {
             recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
@@ -130,20 +127,5 @@ class VirtualThreadTest {
             }
         }
         return false;
-    }
-
-    /** {@code Thread.ofVirtual().start(task)}, reached reflectively: the code is compiled for Java 17. */
-    private static Thread startVirtual(Work task) throws ReflectiveOperationException {
-        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-        Runnable runnable = () -> {
-            try {
-                task.run();
-            }
-            catch (Exception ex) {
-                throw new IllegalStateException(ex);
-            }
-        };
-        return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
-                .invoke(builder, runnable);
     }
 }

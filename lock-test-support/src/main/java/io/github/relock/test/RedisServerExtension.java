@@ -228,6 +228,13 @@ public final class RedisServerExtension implements BeforeAllCallback, BeforeEach
         return server;
     }
 
+    /** Resumes the redis-server process if a test paused it; nothing to do when running without a process. */
+    public synchronized void resumeIfPaused() {
+        if (server != null && server.isPaused()) {
+            server.resume();
+        }
+    }
+
     /** {@code redis_version} of the server in use, e.g. {@code "6.2.6"}. */
     public synchronized String redisVersion() {
         requireStarted();

@@ -8,7 +8,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,13 +35,6 @@ class GivenReadHoldLossTest {
 
     @RegisterExtension
     final LetInClients clients = new LetInClients(redis);
-
-    @AfterEach
-    void resume(RedisServer server) {
-        if (server.isPaused()) {
-            server.resume(); // before the clients close
-        }
-    }
 
     @Test
     void aReaderLetInWhoseEarlyRenewalGoesUnansweredIsReportedLostWhenItsFirstLeaseEnds(RedisServer server)

@@ -16,8 +16,9 @@ import io.github.relock.test.RedisServerExtension;
 
 /**
  * What the tests of waiters that a read-write lock's release lets in share: their clients and their thread pool,
- * closed after each test, and how they read the lock's hash in Redis (its key, the waiters' places, the field of a
- * thread's hold). Registered as an instance field, so each test gets its own.
+ * closed after each test (Redis resumed first if the test paused it), and how they read the lock's hash in Redis
+ * (its key, the waiters' places, the field of a thread's hold). Registered as an instance field, so each test gets
+ * its own.
  */
 final class LetInClients implements AfterEachCallback {
 
@@ -90,6 +91,7 @@ final class LetInClients implements AfterEachCallback {
 
     @Override
     public void afterEach(ExtensionContext context) {
+        redis.resumeIfPaused(); // a test that paused Redis: resumed before the clients close
         pool.shutdownNow();
         clients.forEach(RedisLockClient::close);
     }

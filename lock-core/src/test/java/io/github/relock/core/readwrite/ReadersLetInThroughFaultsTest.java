@@ -12,7 +12,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,13 +39,6 @@ class ReadersLetInThroughFaultsTest {
 
     @RegisterExtension
     final LetInClients clients = new LetInClients(redis);
-
-    @AfterEach
-    void resume(RedisServer server) {
-        if (server.isPaused()) {
-            server.resume(); // before the clients close
-        }
-    }
 
     @Test
     void readersWhosePubSubConnectionIsCutAtTheReleaseGetInWithTheirOwnTokens() throws Exception {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.VirtualThreads;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -64,7 +65,7 @@ class VirtualReadersAndWritersTest {
         for (int i = 0; i < READERS + 4; i++) {
             boolean writer = i % (READERS / 4 + 1) == 0;
             RedisLockClient client = clients.get(i % 2);
-            threads.add(startVirtual(() -> {
+            threads.add(VirtualThreads.start(() -> {
                 ReentrantDistributedLock lock = writer ? client.getReadWriteLock(NAME).writeLock()
                         : client.getReadWriteLock(NAME).readLock();
                 for (int round = 0; round < (writer ? 10 : 1); round++) {
@@ -114,23 +115,5 @@ class VirtualReadersAndWritersTest {
         }
         assertThat(redis.commands().pubsubChannels()).as("channels of " + channel)
                 .allMatch(c -> c.startsWith("lock:__relock_client__:"));
-    }
-
-    private interface Work {
-        void run() throws Exception;
-    }
-
-    private static Thread startVirtual(Work task) throws ReflectiveOperationException {
-        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-        Runnable runnable = () -> {
-            try {
-                task.run();
-            }
-            catch (Exception ex) {
-                throw new IllegalStateException(ex);
-            }
-        };
-        return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
-                .invoke(builder, runnable);
     }
 }
