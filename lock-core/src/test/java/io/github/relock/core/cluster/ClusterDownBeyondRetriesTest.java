@@ -23,6 +23,7 @@ import io.github.relock.test.RedisClusterSetup;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ClusterDownBeyondRetriesTest {
 
     static RedisClusterSetup cluster;

@@ -1,9 +1,11 @@
 package io.github.relock.core.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,19 +17,20 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.test.RedisClusterSetup;
-import io.github.relock.test.RedisServer;
-import io.lettuce.core.cluster.SlotHash;
 
 /**
  * A cluster node that answers {@code CLUSTERDOWN} for a moment (while it serves no slot for the lock's key, as it
  * may during a failover or a slot's move) did not run the script: the call is sent again, so acquiring, renewing
- * and releasing go through once the node serves the slot again, within their usual wait.
+ * and releasing go through once the node serves the slot again, within their usual wait. A client closed while its
+ * calls wait to be sent again ends each of them.
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class ClusterDownMomentsTest {
 
     static RedisClusterSetup cluster;
@@ -53,7 +56,7 @@ class ClusterDownMomentsTest {
     @Test
     void anAcquisitionMadeWhileTheNodeIsDownForAMomentTakesTheLockOnceItIsBack() throws Exception {
         ReentrantDistributedLock lock = client.getLock("down:acquire");
-        try (Outage outage = Outage.of(lock)) {
+        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
             CompletableFuture<Boolean> acquired = CompletableFuture.supplyAsync(() -> {
                 try {
                     return lock.tryLock(5, TimeUnit.SECONDS);
@@ -77,7 +80,7 @@ class ClusterDownMomentsTest {
         ExecutorService holder = Executors.newSingleThreadExecutor();
         try {
             holder.submit(() -> lock.lock()).get();
-            try (Outage outage = Outage.of(lock)) {
+            try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
                 Future<?> released = holder.submit(() -> lock.unlock());
                 Thread.sleep(400);
                 assertThat(released).as("a release during the outage").isNotDone();
@@ -97,7 +100,7 @@ class ClusterDownMomentsTest {
         ReentrantDistributedLock lock = client.getLock("down:renew");
         lock.lock();
         try {
-            try (Outage outage = Outage.of(lock)) {
+            try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
                 Thread.sleep(1_500); // a renewal round (every 2 s / 3) meets the outage
                 outage.end();
             }
@@ -111,35 +114,37 @@ class ClusterDownMomentsTest {
         assertThat(lock.isLocked()).isFalse();
     }
 
-    /** The primary of a lock's slot serving no slot for the lock's key until {@link #end()}: CLUSTERDOWN. */
-    private static final class Outage implements AutoCloseable {
+    @Test
+    void closingTheClientWhileItsCallsAreSentAgainEndsEveryOneOfThem() throws Exception {
+        RedisLockClient closing = RedisLockClient.builder(cluster.newConnectionFactory()).clientId("closing")
+                .watchdogTimeout(Duration.ofSeconds(2)).build();
+        ReentrantDistributedLock held = closing.getLock("down:close-held");
+        ReentrantDistributedLock wanted = closing.getLock("down:close-wanted");
+        LockOwner owner = closing.newOwner();
+        held.lockAsync(owner).get(5, TimeUnit.SECONDS);
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
+        try (SlotOutage heldDown = SlotOutage.of(cluster, closing, held.getName());
+                SlotOutage wantedDown = SlotOutage.of(cluster, closing, wanted.getName())) {
+            CompletableFuture<Void> release = held.unlockAsync(owner);
+            CompletableFuture<Boolean> attempt = wanted.tryLockAsync(Duration.ofSeconds(5), null, closing.newOwner());
+            Future<Boolean> blocking = waiter.submit(() -> wanted.tryLock(5, TimeUnit.SECONDS));
+            Thread.sleep(400); // each of them refused and waiting to be sent again
+            assertThat(release).isNotDone();
+            assertThat(attempt).isNotDone();
 
-        private final RedisServer owner;
-        private final String slot;
-        private boolean ended;
+            closing.close();
 
-        private Outage(RedisServer owner, String slot) {
-            this.owner = owner;
-            this.slot = slot;
+            // ended within a moment of the close, each with a failure, while the slots are still down
+            assertThat(release).failsWithin(1, TimeUnit.SECONDS).withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(IllegalStateException.class);
+            assertThat(attempt).failsWithin(1, TimeUnit.SECONDS).withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> blocking.get(1, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(IllegalStateException.class);
         }
-
-        static Outage of(ReentrantDistributedLock lock) {
-            int slot = SlotHash.getSlot(client.redisKeys(lock.getName()).lock());
-            RedisServer owner = cluster.nodeForSlot(slot);
-            owner.command("CLUSTER", "DELSLOTS", Integer.toString(slot));
-            return new Outage(owner, Integer.toString(slot));
-        }
-
-        void end() {
-            if (!ended) {
-                ended = true;
-                owner.command("CLUSTER", "ADDSLOTS", slot);
-            }
-        }
-
-        @Override
-        public void close() {
-            end();
+        finally {
+            waiter.shutdownNow();
+            closing.close();
         }
     }
 }

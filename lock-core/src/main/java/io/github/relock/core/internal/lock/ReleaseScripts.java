@@ -100,10 +100,13 @@ public final class ReleaseScripts {
         });
     }
 
-    /** Runs {@code send} after a pause on the client's scheduler; false once that has ended. */
+    /**
+     * Runs {@code send} after a pause on the client's scheduler, or at once when the client closes first (the release's
+     * future must end, and the scheduler runs no timer after it closed); false once the scheduler has ended.
+     */
     private boolean later(Runnable send, long millis) {
         try {
-            scheduler.schedule(send, TimeUnit.MILLISECONDS.toNanos(millis));
+            scheduler.scheduleSend(send, TimeUnit.MILLISECONDS.toNanos(millis), send);
             return true;
         }
         catch (RejectedExecutionException closed) {

@@ -35,7 +35,7 @@ public final class AsyncScripts {
     /** Attempts and pause for a script Redis Cluster refused for a moment (TRYAGAIN, CLUSTERDOWN): up to 2 s. */
     public static final int TRYAGAIN_ATTEMPTS = 40;
     public static final long TRYAGAIN_PAUSE_MILLIS = 50;
-    /** Error replies a cluster node gives before it runs a script, while the cluster changes: the script did not run. */
+    /** Errors a cluster node answers before it runs a script, while the cluster changes: the script did not run. */
     private static final List<String> REFUSED_FOR_A_MOMENT = List.of("TRYAGAIN", "CLUSTERDOWN");
     /** A backstop beyond the connection's own command timeout, for clients that turned Lettuce's timeouts off. */
     private static final long BACKSTOP_MILLIS = 1_000;
@@ -118,7 +118,7 @@ public final class AsyncScripts {
                 result.complete(value);
             }
             else if (attempt < TRYAGAIN_ATTEMPTS && refusedForAMoment(failure) && again(
-                    () -> send(commands, script, keys, args, bySource, result, attempt + 1))) {
+                    () -> send(commands, script, keys, args, bySource, result, attempt + 1), result)) {
                 // the script did not run: sent again after a pause, with no thread held meanwhile
             }
             else {
@@ -131,9 +131,12 @@ public final class AsyncScripts {
         return REFUSED_FOR_A_MOMENT.stream().anyMatch(code -> RedisErrors.says(failure, code));
     }
 
-    private boolean again(Runnable send) {
+    /** Sends again after a pause; a client closed meanwhile fails {@code result}, since the script never ran. */
+    private boolean again(Runnable send, CompletableFuture<?> result) {
         try {
-            scheduler.schedule(send, TimeUnit.MILLISECONDS.toNanos(TRYAGAIN_PAUSE_MILLIS));
+            scheduler.scheduleSend(send, TimeUnit.MILLISECONDS.toNanos(TRYAGAIN_PAUSE_MILLIS),
+                    () -> result.completeExceptionally(new IllegalStateException("The lock client closed while Redis "
+                            + "Cluster refused a lock script for a moment; the script did not run")));
             return true;
         }
         catch (RejectedExecutionException closed) {

@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A client's one timer thread: renewal rounds, wait timers, sends again after {@code TRYAGAIN}, and the short
+ * A client's one timer thread: renewal rounds, wait timers, sends again after a refusal, and the short
  * chores that must not run on Lettuce's event loop (giving a pooled connection back). Nothing run here waits for
  * Redis. The thread starts with the first task and ends when idle for a while, or at {@link #close()}.
  */
@@ -22,6 +22,8 @@ public final class ClientScheduler implements Executor, AutoCloseable {
     private final String threadName;
     /** The threads started, joined by close(): the executor counts itself terminated just before its thread exits. */
     private final Set<Thread> started = ConcurrentHashMap.newKeySet();
+    /** Sends scheduled with {@link #scheduleSend} that have not run: close() ends them instead of dropping them. */
+    private final Set<PendingSend> pendingSends = ConcurrentHashMap.newKeySet();
 
     public ClientScheduler(String threadName) {
         this.threadName = threadName;
@@ -57,6 +59,49 @@ public final class ClientScheduler implements Executor, AutoCloseable {
         return executor.schedule(task, nanos, TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Runs {@code send} after {@code nanos}, or {@code ifClosed} at {@link #close()} if it has not run by then: for a
+     * call sent again after a pause, whose caller waits on a future that only the send completes. A close must end
+     * such a future, not drop it with the other timers. Exactly one of the two runs.
+     *
+     * @throws RejectedExecutionException once closed
+     */
+    public void scheduleSend(Runnable send, long nanos, Runnable ifClosed) {
+        PendingSend pending = new PendingSend(send, ifClosed);
+        pendingSends.add(pending);
+        try {
+            executor.schedule(pending::send, nanos, TimeUnit.NANOSECONDS);
+        }
+        catch (RejectedExecutionException closed) {
+            pendingSends.remove(pending);
+            throw closed;
+        }
+    }
+
+    /** A send that either runs or, at close, is ended by {@code ifClosed}, whichever comes first. */
+    private final class PendingSend {
+
+        private final Runnable send;
+        private final Runnable ifClosed;
+
+        PendingSend(Runnable send, Runnable ifClosed) {
+            this.send = send;
+            this.ifClosed = ifClosed;
+        }
+
+        void send() {
+            if (pendingSends.remove(this)) {
+                send.run();
+            }
+        }
+
+        void end() {
+            if (pendingSends.remove(this)) {
+                ifClosed.run();
+            }
+        }
+    }
+
     /** Whether the calling thread is the scheduler's. */
     public boolean runsOnCurrentThread() {
         return Thread.currentThread().getName().equals(threadName);
@@ -67,12 +112,14 @@ public final class ClientScheduler implements Executor, AutoCloseable {
     }
 
     /**
-     * Drops the timers, runs what is already due (connections waiting to be given back to a pool), and waits up to
-     * a second for the thread to end, unless called from it.
+     * Drops the timers, ends the sends scheduled with {@link #scheduleSend} that have not run, runs what is already due
+     * (connections waiting to be given back to a pool), and waits up to a second for the thread to end, unless called
+     * from it.
      */
     @Override
     public void close() {
         executor.shutdown(); // drops the timers; what is due runs (connections waiting to be given back)
+        pendingSends.forEach(PendingSend::end);
         if (runsOnCurrentThread()) {
             return;
         }
