@@ -3,18 +3,14 @@ package io.github.relock.core.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.LockOperationException;
-import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
-import io.github.relock.test.RedisClusterSetup;
 
 /**
  * A node that answers {@code CLUSTERDOWN} for longer than the client sends a refused script again (about 2 s): the
@@ -26,33 +22,16 @@ import io.github.relock.test.RedisClusterSetup;
 @Tag("redis-version-independent")
 class ClusterDownBeyondRetriesTest {
 
-    static RedisClusterSetup cluster;
-    static RedisLockClient client;
-
-    @BeforeAll
-    static void start() {
-        cluster = RedisClusterSetup.start(3, 0);
-        client = RedisLockClient.builder(cluster.newConnectionFactory()).clientId("beyond")
-                .watchdogTimeout(Duration.ofSeconds(2)).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterWithAClient nodes = new ClusterWithAClient("beyond");
 
     @Test
     void anAttemptWhileTheSlotStaysDownFailsAfterTheRetriesSayingClusterDown() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("beyond:attempt");
-        client.getLock("beyond:other").lock(); // the client's threads are running
+        ReentrantDistributedLock lock = nodes.client().getLock("beyond:attempt");
+        nodes.client().getLock("beyond:other").lock(); // the client's threads are running
         try {
             int threadsBefore = clientThreads();
-            try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
+            try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName())) {
                 long start = System.nanoTime();
                 assertThatThrownBy(lock::tryLock).isInstanceOf(LockOperationException.class)
                         .hasMessageContaining("CLUSTERDOWN");
@@ -61,24 +40,24 @@ class ClusterDownBeyondRetriesTest {
                 assertThat(clientThreads()).as("threads of the client").isLessThanOrEqualTo(threadsBefore);
             }
             assertThat(lock.isLocked()).isFalse();
-            assertThat(client.heldLocks()).extracting(held -> held.name()).containsExactly("beyond:other");
+            assertThat(nodes.client().heldLocks()).extracting(held -> held.name()).containsExactly("beyond:other");
         }
         finally {
-            client.getLock("beyond:other").unlock();
+            nodes.client().getLock("beyond:other").unlock();
         }
     }
 
     @Test
     void aLastReleaseThatOutlastsTheRetriesFailsSayingClusterDownAndTheLeaseFreesTheLock() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("beyond:release");
+        ReentrantDistributedLock lock = nodes.client().getLock("beyond:release");
         lock.lock();
-        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName()).endAfter(3_000)) {
+        try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName()).endAfter(3_000)) {
             long start = System.nanoTime();
             assertThatThrownBy(lock::unlock).isInstanceOf(LockOperationException.class)
                     .hasMessageContaining("CLUSTERDOWN");
             assertThat((System.nanoTime() - start) / 1_000_000).isBetween(1_500L, 3_500L);
             assertThat(lock.isHeldByCurrentThread()).isFalse();
-            assertThat(client.heldLocks()).isEmpty();
+            assertThat(nodes.client().heldLocks()).isEmpty();
             Thread.sleep(3_200 - (System.nanoTime() - start) / 1_000_000);
             outage.end();
             // renewal stopped before the release: the 2 s lease ended during the outage
@@ -89,10 +68,10 @@ class ClusterDownBeyondRetriesTest {
 
     @Test
     void aReenteredReleaseThatOutlastsTheRetriesLeavesOneLevelThatTheLastReleaseFrees() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("beyond:reentered");
+        ReentrantDistributedLock lock = nodes.client().getLock("beyond:reentered");
         lock.lock();
         lock.lock(5, java.util.concurrent.TimeUnit.SECONDS); // a level Redis counts too
-        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName()).endAfter(2_600)) {
+        try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName()).endAfter(2_600)) {
             assertThatThrownBy(lock::unlock).isInstanceOf(LockOperationException.class)
                     .hasMessageContaining("CLUSTERDOWN");
             assertThat(lock.getHoldCount()).isEqualTo(1);
@@ -104,11 +83,11 @@ class ClusterDownBeyondRetriesTest {
             assertThat(outage.hash()).isEmpty();
         }
         assertThat(lock.isLocked()).isFalse();
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(nodes.client().heldLocks()).isEmpty();
     }
 
     private static int clientThreads() {
         return (int) Thread.getAllStackTraces().keySet().stream()
-                .filter(thread -> thread.getName().contains(client.getClientId())).count();
+                .filter(thread -> thread.getName().contains(nodes.client().getClientId())).count();
     }
 }

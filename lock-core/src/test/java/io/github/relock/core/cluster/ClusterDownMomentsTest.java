@@ -11,16 +11,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
-import io.github.relock.test.RedisClusterSetup;
 
 /**
  * A cluster node that answers {@code CLUSTERDOWN} for a moment (while it serves no slot for the lock's key, as it
@@ -33,30 +31,13 @@ import io.github.relock.test.RedisClusterSetup;
 @Tag("redis-version-independent")
 class ClusterDownMomentsTest {
 
-    static RedisClusterSetup cluster;
-    static RedisLockClient client;
-
-    @BeforeAll
-    static void start() {
-        cluster = RedisClusterSetup.start(3, 0);
-        client = RedisLockClient.builder(cluster.newConnectionFactory()).clientId("down")
-                .watchdogTimeout(Duration.ofSeconds(2)).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterWithAClient nodes = new ClusterWithAClient("down");
 
     @Test
     void anAcquisitionMadeWhileTheNodeIsDownForAMomentTakesTheLockOnceItIsBack() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("down:acquire");
-        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
+        ReentrantDistributedLock lock = nodes.client().getLock("down:acquire");
+        try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName())) {
             CompletableFuture<Boolean> acquired = CompletableFuture.supplyAsync(() -> {
                 try {
                     return lock.tryLock(5, TimeUnit.SECONDS);
@@ -70,17 +51,17 @@ class ClusterDownMomentsTest {
             outage.end();
             assertThat(acquired.get(5, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(client.getLock("down:acquire").isLocked()).isTrue();
+        assertThat(nodes.client().getLock("down:acquire").isLocked()).isTrue();
         lock.forceUnlock();
     }
 
     @Test
     void aReleaseMadeWhileTheNodeIsDownForAMomentFreesTheLockOnceItIsBack() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("down:release");
+        ReentrantDistributedLock lock = nodes.client().getLock("down:release");
         ExecutorService holder = Executors.newSingleThreadExecutor();
         try {
             holder.submit(() -> lock.lock()).get();
-            try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
+            try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName())) {
                 Future<?> released = holder.submit(() -> lock.unlock());
                 Thread.sleep(400);
                 assertThat(released).as("a release during the outage").isNotDone();
@@ -92,15 +73,15 @@ class ClusterDownMomentsTest {
             holder.shutdownNow();
         }
         assertThat(lock.isLocked()).isFalse();
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(nodes.client().heldLocks()).isEmpty();
     }
 
     @Test
     void aHoldWhoseRenewalMeetsTheNodeDownForAMomentIsKept() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("down:renew");
+        ReentrantDistributedLock lock = nodes.client().getLock("down:renew");
         lock.lock();
         try {
-            try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName())) {
+            try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName())) {
                 Thread.sleep(1_500); // a renewal round (every 2 s / 3) meets the outage
                 outage.end();
             }
@@ -116,15 +97,15 @@ class ClusterDownMomentsTest {
 
     @Test
     void closingTheClientWhileItsCallsAreSentAgainEndsEveryOneOfThem() throws Exception {
-        RedisLockClient closing = RedisLockClient.builder(cluster.newConnectionFactory()).clientId("closing")
+        RedisLockClient closing = RedisLockClient.builder(nodes.cluster().newConnectionFactory()).clientId("closing")
                 .watchdogTimeout(Duration.ofSeconds(2)).build();
         ReentrantDistributedLock held = closing.getLock("down:close-held");
         ReentrantDistributedLock wanted = closing.getLock("down:close-wanted");
         LockOwner owner = closing.newOwner();
         held.lockAsync(owner).get(5, TimeUnit.SECONDS);
         ExecutorService waiter = Executors.newSingleThreadExecutor();
-        try (SlotOutage heldDown = SlotOutage.of(cluster, closing, held.getName());
-                SlotOutage wantedDown = SlotOutage.of(cluster, closing, wanted.getName())) {
+        try (SlotOutage heldDown = SlotOutage.of(nodes.cluster(), closing, held.getName());
+                SlotOutage wantedDown = SlotOutage.of(nodes.cluster(), closing, wanted.getName())) {
             CompletableFuture<Void> release = held.unlockAsync(owner);
             CompletableFuture<Boolean> attempt = wanted.tryLockAsync(Duration.ofSeconds(5), null, closing.newOwner());
             Future<Boolean> blocking = waiter.submit(() -> wanted.tryLock(5, TimeUnit.SECONDS));

@@ -6,15 +6,12 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
-import io.github.relock.test.RedisClusterSetup;
 
 /**
  * A node that answers {@code CLUSTERDOWN} for a second, shorter than the client sends a refused script again: a
@@ -26,35 +23,18 @@ import io.github.relock.test.RedisClusterSetup;
 @Tag("redis-version-independent")
 class ClusterDownShortOutageTest {
 
-    static RedisClusterSetup cluster;
-    static RedisLockClient client;
-
-    @BeforeAll
-    static void start() {
-        cluster = RedisClusterSetup.start(3, 0);
-        client = RedisLockClient.builder(cluster.newConnectionFactory()).clientId("short")
-                .watchdogTimeout(Duration.ofSeconds(2)).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final ClusterWithAClient nodes = new ClusterWithAClient("short");
 
     @Test
     void aShortWaitTakesTheLockOnceTheSlotIsBack() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("short:wait");
-        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName()).endAfter(1_000)) {
+        ReentrantDistributedLock lock = nodes.client().getLock("short:wait");
+        try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName()).endAfter(1_000)) {
             long start = System.nanoTime();
             assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).isTrue();
             assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(2_500L);
             assertThat(outage.hash()).endsWith("\n1");
-            assertThat(client.heldLocks()).hasSize(1);
+            assertThat(nodes.client().heldLocks()).hasSize(1);
         }
         finally {
             if (lock.isHeldByCurrentThread()) {
@@ -66,30 +46,31 @@ class ClusterDownShortOutageTest {
 
     @Test
     void aReleaseOfAReenteredHoldGivesBackOneLevelOnceTheSlotIsBack() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("short:reentered");
+        ReentrantDistributedLock lock = nodes.client().getLock("short:reentered");
         lock.lock();
         lock.lock(5, TimeUnit.SECONDS); // a level Redis counts too
-        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName()).endAfter(1_000)) {
+        try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName()).endAfter(1_000)) {
             lock.unlock();
             assertThat(lock.getHoldCount()).isEqualTo(1);
             assertThat(outage.hash()).as("one level given back, once").endsWith("\n1");
             lock.unlock();
             assertThat(outage.hash()).isEmpty();
         }
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(nodes.client().heldLocks()).isEmpty();
     }
 
     @Test
     void anAsyncAttemptCancelledWhileSentAgainLeavesNothingHeld() throws Exception {
-        ReentrantDistributedLock lock = client.getLock("short:cancelled");
-        try (SlotOutage outage = SlotOutage.of(cluster, client, lock.getName()).endAfter(1_000)) {
-            CompletableFuture<Boolean> attempt = lock.tryLockAsync(Duration.ofSeconds(5), null, client.newOwner());
+        ReentrantDistributedLock lock = nodes.client().getLock("short:cancelled");
+        try (SlotOutage outage = SlotOutage.of(nodes.cluster(), nodes.client(), lock.getName()).endAfter(1_000)) {
+            CompletableFuture<Boolean> attempt = lock.tryLockAsync(Duration.ofSeconds(5), null,
+                    nodes.client().newOwner());
             Thread.sleep(300);
             assertThat(attempt.cancel(true)).isTrue();
             Thread.sleep(1_500); // the slot is back, and the attempt sent again has run
             assertThat(outage.hash()).as("a lock taken after the cancel is given back").isEmpty();
         }
         assertThat(lock.isLocked()).isFalse();
-        assertThat(client.heldLocks()).isEmpty();
+        assertThat(nodes.client().heldLocks()).isEmpty();
     }
 }
