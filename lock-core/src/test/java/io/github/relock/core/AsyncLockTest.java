@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.testing.Subscribers;
 import io.github.relock.test.RedisServerExtension;
 
 /** The asynchronous calls against a real redis-server: no thread per waiter, and nothing left behind. */
@@ -49,6 +50,11 @@ class AsyncLockTest {
                 .watchdogTimeout(Duration.ofSeconds(2)).build();
         clients.add(created);
         return created;
+    }
+
+    /** The subscribers of lock {@code name}'s channel once the client let it go (see {@link Subscribers}). */
+    long subscribersOnceIdle(String name) throws InterruptedException {
+        return Subscribers.onceIdle(redis.commands(), client.redisKeys(name).releaseChannel());
     }
 
     long subscribers(String name) {
@@ -128,7 +134,7 @@ class AsyncLockTest {
         CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         assertThat(waiters).allMatch(waiter -> waiter.join());
         assertThat(overlaps.get()).isZero();
-        assertThat(subscribers("async:many")).isZero();
+        assertThat(subscribersOnceIdle("async:many")).isZero();
     }
 
     @Test
@@ -155,7 +161,7 @@ class AsyncLockTest {
         assertThat(attempt.get(5, TimeUnit.SECONDS)).isFalse();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(290),
                 Duration.ofSeconds(2));
-        assertThat(subscribers("async:busy")).isZero();
+        assertThat(subscribersOnceIdle("async:busy")).isZero();
     }
 
     @Test

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.relock.core.testing.Subscribers;
 import io.github.relock.test.RedisServerExtension;
 
 @Timeout(60)
@@ -156,7 +157,8 @@ class WaitingTest {
             waiter.cancel(true);
             await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1)).until(() -> caughtAt.get() != 0);
             delays.add(TimeUnit.NANOSECONDS.toMillis(caughtAt.get() - sent));
-            assertThat(releaseListeners("interrupt")).isZero();
+            assertThat(Subscribers.onceIdle(redis.commands(), holderClient.redisKeys("interrupt").releaseChannel()))
+                    .as("subscribers of the channel once the client let it go").isZero();
         }
         delays.sort(null);
         System.out.printf("interrupt to subscription gone: median %d ms, max %d ms%n", delays.get(5), delays.get(9));

@@ -1,6 +1,7 @@
 package io.github.relock.core.pubsub;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,7 +107,8 @@ class FrozenPubSubTest {
             assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
             lock.unlock();
             release.join();
-            assertThat(redis.server().command("PUBSUB", "NUMSUB", channel)).isEqualTo(channel + "\n0");
+            await().atMost(Duration.ofSeconds(3)).untilAsserted(() ->
+                    assertThat(redis.server().command("PUBSUB", "NUMSUB", channel)).isEqualTo(channel + "\n0"));
         }
     }
 

@@ -16,8 +16,8 @@ import io.github.relock.core.internal.redis.ClientScheduler;
 
 /**
  * The local waiters of one client, a {@link WaiterQueue} per lock they wait for. A lock's release channel
- * is subscribed while at least one local thread waits for that lock and unsubscribed when the last one
- * leaves; a release message wakes one local waiter, not all of them.
+ * is subscribed while at least one local thread waits for that lock and unsubscribed once none has for half a
+ * second (the lock's next waiter then joins at once); a release message wakes one local waiter, not all of them.
  *
  * <p>No thread waits for Redis here: a join returns a future that Redis's confirmation of the SUBSCRIBE completes
  * (Lettuce's asynchronous pub/sub commands), and a leave sends its UNSUBSCRIBE and goes. A queue's lock is held
@@ -54,7 +54,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 ? new ShardedPubSubConnection(factory, anchorChannel, this, scheduler, opener)
                 : new PubSubConnection(factory, anchorChannel, this, opener);
         this.announcements = new Announcements(clientId, scheduler);
-        this.idle = new IdleChannels(queues, connection, () -> closed);
+        this.idle = new IdleChannels(queues, connection, () -> closed, scheduler);
     }
 
     /**
@@ -203,7 +203,7 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
         queues.values().forEach(WaiterQueue::wakeAll);
     }
 
-    /** Channels with local waiters right now. */
+    /** Channels with local waiters right now, or kept a moment after their last waiter left. */
     public int activeChannels() {
         return queues.size();
     }

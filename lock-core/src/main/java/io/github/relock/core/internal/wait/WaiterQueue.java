@@ -33,6 +33,10 @@ final class WaiterQueue {
     @Nullable CompletableFuture<Long> subscription;
     /** Being unsubscribed after its last waiter left: a joiner must start a new queue. */
     boolean retired;
+    /** When the last waiter left, for the idle check of {@link IdleChannels}. */
+    long idleSinceNanos;
+    /** Whether an idle check of {@link IdleChannels} is scheduled. */
+    boolean idleCheckPending;
 
     WaiterQueue(String channel, WakeUp wakeUp, CompletableFuture<?> after) {
         this.channel = channel;
