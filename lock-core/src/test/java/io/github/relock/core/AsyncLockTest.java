@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** The asynchronous calls against a real redis-server: no thread per waiter, and nothing left behind. */
 @Timeout(120)
+@Tag("redis-version-independent")
 class AsyncLockTest {
 
     @RegisterExtension

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,6 +19,7 @@ import io.github.relock.test.RedisServerExtension;
 
 /** Several locks as one: all or none, a fixed order that cannot deadlock, one wait budget. */
 @Timeout(60)
+@Tag("redis-version-independent")
 class MultiLockTest {
 
     @RegisterExtension

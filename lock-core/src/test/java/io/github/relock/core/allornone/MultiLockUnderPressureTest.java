@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,6 +32,7 @@ import io.github.relock.test.TestScale;
  * lease too short to take every lock in is not retried at full speed.
  */
 @Timeout(90)
+@Tag("redis-version-independent")
 class MultiLockUnderPressureTest {
 
     @RegisterExtension

@@ -28,6 +28,7 @@ import io.github.relock.test.RedisServer;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class OwnersNextAcquisitionOutlivesTheGiveBackTest {
 
     @ParameterizedTest

@@ -26,6 +26,7 @@ import io.github.relock.test.RedisServer;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class TimedOutAcquisitionKeepsNobodyOutTest {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
