@@ -112,6 +112,32 @@ class FrozenPubSubTest {
         }
     }
 
+    /**
+     * The SUBSCRIBEs of a wait that gave up are answered only after every one of them timed out and the waiter's
+     * queue is gone: each confirmation then names a channel nobody here waits on, and is undone.
+     */
+    @Test
+    void aSubscribeConfirmedAfterItsWaitWasOverIsUndone() throws Exception {
+        try (ChaosProxy proxy = new ChaosProxy(redis.server().port()); Factories factories = new Factories();
+                RedisLockClient holder = RedisLockClient.builder(redis.connectionFactory()).build();
+                RedisLockClient waiter = RedisLockClient.builder(factories.standalone(proxy.port(), TIMEOUT)).build()) {
+            openPubSub(holder, waiter);
+            proxy.freezePubSub(true);
+            ReentrantDistributedLock held = holder.getLock("bk7:late");
+            held.lock();
+            assertThat(waiter.getLock("bk7:late").tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
+            held.unlock();
+            String channel = waiter.redisKeys("bk7:late").releaseChannel();
+            // every SUBSCRIBE timed out (1 s after it was sent) and the channel's queue is gone (kept 0.5 s after)
+            Thread.sleep(2_500);
+            proxy.freezePubSub(false);
+            Thread.sleep(1_000); // the held-back commands reach Redis and their confirmations come back
+            await().atMost(Duration.ofSeconds(3)).untilAsserted(() ->
+                    assertThat(redis.server().command("PUBSUB", "NUMSUB", channel)).as("subscribers of " + channel)
+                            .isEqualTo(channel + "\n0"));
+        }
+    }
+
     /** A first wait, so that the client's pub/sub connection is open (and known to the proxy) before the freeze. */
     static void openPubSub(RedisLockClient holder, RedisLockClient waiter) {
         ReentrantDistributedLock held = holder.getLock("bk7:open");

@@ -9,7 +9,6 @@ import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.relock.core.internal.kind.WakeUp;
 import io.github.relock.core.internal.redis.ClientScheduler;
 
 /**
@@ -51,7 +50,7 @@ final class IdleChannels {
      */
     void left(WaiterQueue queue) {
         if (scheduler == null) {
-            unsubscribeIfIdle(queue, false);
+            unsubscribeIfIdle(queue);
             return;
         }
         queue.lock.lock();
@@ -98,37 +97,50 @@ final class IdleChannels {
             checkLater(queue, remaining); // a waiter came and went since this check was scheduled
         }
         else {
-            unsubscribeIfIdle(queue, false);
+            unsubscribeIfIdle(queue);
         }
     }
 
-    /** Redis confirmed {@code channel}, maybe a SUBSCRIBE that timed out long ago: undone if nobody waits on it. */
+    /**
+     * Redis confirmed {@code channel}, maybe a SUBSCRIBE that timed out long ago, while no queue of this client has
+     * it: it is unsubscribed. Decided in one step against joiners: a queue a joiner started meanwhile keeps the
+     * channel, and one started after subscribes once this UNSUBSCRIBE ended, as after a leave.
+     */
     void confirmed(String channel) {
-        // a queue of its own, so that a joiner subscribes after the unsubscribe (as after a leave)
-        unsubscribeIfIdle(queues.computeIfAbsent(channel, unused -> new WaiterQueue(channel, WakeUp.ONE,
-                unsubscribing(channel))), true);
+        queues.compute(channel, (name, joinedMeanwhile) -> {
+            if (joinedMeanwhile == null && !closed.getAsBoolean()) {
+                unsubscribeAfter(name, unsubscribing(name));
+            }
+            return joinedMeanwhile;
+        });
     }
 
-    /** @param unconfirmedOnly leave it if a joiner subscribed it (a confirmation that came late, not a leave) */
-    private void unsubscribeIfIdle(WaiterQueue queue, boolean unconfirmedOnly) {
+    /** Unsubscribes {@code queue}'s channel and drops the queue, unless a joiner came back or the client closed. */
+    private void unsubscribeIfIdle(WaiterQueue queue) {
         queue.lock.lock();
         try {
-            if (queue.retired || queue.members() > 0 || unconfirmedOnly && queue.subscription != null
-                    || closed.getAsBoolean()) {
+            if (queue.retired || queue.members() > 0 || closed.getAsBoolean()) {
                 return; // wanted after all: a joiner came back, or is about to
             }
             queue.retired = true;
             queue.cancelLook();
-            // its own subscribe ended before its last member left; a late confirmation's queue waits for the one before
-            CompletableFuture<Void> gone = queue.after.handle((unused, failure) -> null)
-                    .thenCompose(unused -> connection.unsubscribe(queue.channel));
             // known before the queue leaves the map: a joiner then starts a new queue, which subscribes after it
-            unsubscribing.put(queue.channel, gone);
+            unsubscribeAfter(queue.channel, queue.after);
             queues.remove(queue.channel, queue);
-            gone.whenComplete((unused, failure) -> unsubscribing.remove(queue.channel, gone));
         }
         finally {
             queue.lock.unlock();
         }
+    }
+
+    /**
+     * Sends {@code channel}'s UNSUBSCRIBE once {@code before} (the unsubscribe of the queue before) ended, and notes
+     * it until Redis answered: a new queue of the channel sends its SUBSCRIBE after it, so the two never cross.
+     */
+    private void unsubscribeAfter(String channel, CompletableFuture<?> before) {
+        CompletableFuture<Void> gone = before.handle((unused, failure) -> null)
+                .thenCompose(unused -> connection.unsubscribe(channel));
+        unsubscribing.put(channel, gone);
+        gone.whenComplete((unused, failure) -> unsubscribing.remove(channel, gone));
     }
 }
