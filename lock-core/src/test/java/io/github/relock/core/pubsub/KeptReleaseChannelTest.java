@@ -33,6 +33,7 @@ import io.github.relock.test.RedisServerExtension;
  */
 @Timeout(60)
 @Tag("jdk-independent")
+@Tag("redis-version-independent")
 class KeptReleaseChannelTest {
 
     @RegisterExtension
