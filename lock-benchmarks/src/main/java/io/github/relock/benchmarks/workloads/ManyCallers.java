@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
@@ -258,7 +259,12 @@ public final class ManyCallers {
         pool.execute(() -> {
             once(lock, stats, wanted);
             if (stats.running) {
-                submit(pool, lock, stats);
+                try {
+                    submit(pool, lock, stats);
+                }
+                catch (RejectedExecutionException runOver) {
+                    // the run ended between the look at running and this caller's next call
+                }
             }
         });
     }

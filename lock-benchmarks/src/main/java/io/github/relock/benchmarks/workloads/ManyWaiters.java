@@ -44,6 +44,8 @@ public final class ManyWaiters {
     static final Duration GRACE = Duration.ofSeconds(15);
     /** A timeout reported later than this after the wait time counts as oversleeping, like a late acquisition. */
     static final long LATE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** Looks 100 ms apart that must agree before the subscriptions count as the baseline: a second unchanged. */
+    static final int STABLE_LOOKS = 10;
 
     private final int waiters;
     private final int keys;
@@ -140,15 +142,18 @@ public final class ManyWaiters {
         waiter.unlock().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    /** The subscriptions once two looks 100 ms apart agree (an unsubscribe may still be on its way), at most 3 s. */
+    /**
+     * The subscriptions once they stayed the same for {@link #STABLE_LOOKS} looks 100 ms apart, at most 6 s: an
+     * unsubscribe may still be on its way, and a library may keep a channel subscribed a moment after its last
+     * waiter left (relock for 500 ms), so the baseline counts only what stays between rounds.
+     */
     private static Subscriptions stableSubscriptions(RunContext context) throws InterruptedException {
         Subscriptions last = context.admin().subscriptions();
-        for (int i = 0; i < 30; i++) {
+        int same = 0;
+        for (int i = 0; i < 60 && same < STABLE_LOOKS; i++) {
             Thread.sleep(100);
             Subscriptions now = context.admin().subscriptions();
-            if (now.equals(last)) {
-                return now;
-            }
+            same = now.equals(last) ? same + 1 : 0;
             last = now;
         }
         return last;
