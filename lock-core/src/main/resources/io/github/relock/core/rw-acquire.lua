@@ -3,8 +3,10 @@
 -- ARGV[1] the hold's field   ARGV[2] lease in ms   ARGV[3] holds the caller believes it already has
 -- ARGV[4] 'r' read or 'w' write   ARGV[5] how long the fencing counter is kept, in ms
 -- ARGV[6] a caller that will wait: how long its place in the turns lasts unless it tries again, in ms
--- (0: it will not wait, and takes no place)
--- A waiter that a release already gave its hold to (rw-release.lua) takes it up on its next attempt.
+-- (0: it will not wait, and takes no place)   ARGV[7] the token floor of the caller's last attempt of this wait that
+-- found the lock busy (0: none did)
+-- A waiter that a release gave its hold to (rw-release.lua) after that attempt takes it up on its next attempt; an
+-- older hold marked given is one its owner took up from the release's announcement and has since lost track of.
 -- Returns {holds, token}: holds >= 1 acquired (token 0 on re-entry), {0, ms, floor} busy (ms: when to look
 -- again at the latest; floor: no greater than the last token issued, so a hold a release gives this waiter
 -- from now on has a greater token), {-1, 0} the caller's earlier hold is gone (expired or force-unlocked).
@@ -13,14 +15,15 @@ local now = rw_now()
 -- taking up a given hold and re-entering read only the caller's own fields; a new hold reads the whole hash
 local holds = rw_own(hash, field, now)
 if expected == 0 and holds > 0 then
-  if redis.call('hdel', hash, field .. ':g') == 1 then
-    -- a release gave this waiter its hold (rw-release.lua): it takes it up, with the lease it asks for
+  local floor, given = tonumber(ARGV[7]), tonumber(redis.call('hget', hash, field .. ':t') or 0)
+  if floor > 0 and given > floor and redis.call('hdel', hash, field .. ':g') == 1 then
+    -- a release gave this waiter its hold (rw-release.lua) in this wait: it takes it up, with the lease it asks for
     redis.call('hset', hash, field .. ':e', string.format('%d', now + lease))
     rw_keep(hash, lease)
-    return {1, tonumber(redis.call('hget', hash, field .. ':t'))}
+    return {1, given}
   end
   -- a replayed first acquisition, or a hold the client lost track of: the owner's own, so a new hold
-  redis.call('hdel', hash, field, field .. ':e', field .. ':t')
+  rw_drop(hash, field)
   holds = 0
 end
 

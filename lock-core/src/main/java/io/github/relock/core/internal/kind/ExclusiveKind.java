@@ -17,7 +17,7 @@ final class ExclusiveKind implements LockKind {
 
     @Override
     public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
-            int holdsBefore, long lengthens, boolean willWait) {
+            int holdsBefore, long lengthens, boolean willWait, long givenAbove) {
         return commands.acquire(keys, field, leaseMillis, holdsBefore, lengthens, willWait);
     }
 

@@ -46,7 +46,7 @@ public final class FairKind implements LockKind {
 
     @Override
     public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
-            int holdsBefore, long lengthens, boolean willWait) {
+            int holdsBefore, long lengthens, boolean willWait, long givenAbove) {
         return commands.runner().evalAsync(LuaScript.FAIR_ACQUIRE, 6, keys.lockBytes(), keys.fenceBytes(), line, places,
                 plainLock, plainFence, field, Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore),
                 commands.fenceRetention(), willWait ? PLACE : NO_PLACE).thenApply(AcquireReply::of);

@@ -32,9 +32,12 @@ public interface LockKind {
      * @param field     the hold's field, UTF-8
      * @param lengthens -1, or a re-entry that lengthens the lease (see {@link LockCommands#acquire}): its floor
      * @param willWait  whether the caller will wait if the lock is busy (a kind may then queue it)
+     * @param givenAbove for a kind whose releases give waiters their holds: the {@link AcquireReply#tokenFloor()} of
+     *                  this wait's last attempt that found the lock busy, 0 if none did; a hold a release gave this
+     *                  owner is taken up only if its token is above it (else it is from before this wait)
      */
     CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
-            int holdsBefore, long lengthens, boolean willWait);
+            int holdsBefore, long lengthens, boolean willWait, long givenAbove);
 
     /**
      * Gives back one of {@code holdsBefore} of the hold {@code field} has with {@code token}: the holds left, or -1

@@ -78,11 +78,11 @@ public final class ReadWriteSide implements LockKind {
 
     @Override
     public CompletableFuture<AcquireReply> acquire(LockCommands commands, KeyNames keys, byte[] field, long leaseMillis,
-            int holdsBefore, long lengthens, boolean willWait) {
+            int holdsBefore, long lengthens, boolean willWait, long givenAbove) {
         byte[] claim = willWait ? CLAIM : NO_CLAIM;
         return commands.runner().evalAsync(LuaScript.RW_ACQUIRE, 2, keys.lockBytes(), keys.fenceBytes(), field,
                 Encoding.bytes(leaseMillis), Encoding.bytes(holdsBefore), writer ? WRITE : READ,
-                commands.fenceRetention(), claim).thenApply(AcquireReply::of);
+                commands.fenceRetention(), claim, Encoding.bytes(givenAbove)).thenApply(AcquireReply::of);
     }
 
     @Override

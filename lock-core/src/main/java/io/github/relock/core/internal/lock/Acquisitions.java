@@ -93,13 +93,15 @@ public final class Acquisitions {
      * </ul>
      *
      * @param maxHoldNanos how long a first acquisition may be held at most; 0: no limit
+     * @param busyFloor    the {@link AcquireReply#tokenFloor()} of this wait's last attempt that found the lock busy,
+     *                     0 if none did: only a hold a release gave after it is this wait's to take up in Redis
      */
     public CompletableFuture<AcquireReply> attemptAsync(LockKeys keys, Holder holder, long leaseMillis,
-            boolean watchdog, long maxHoldNanos, boolean willWait, @Nullable Given given) {
+            boolean watchdog, long maxHoldNanos, boolean willWait, @Nullable Given given, long busyFloor) {
         return turns.take(keys, holder, () -> {
             AcquireReply takenUp = given == null || !watchdog ? null : takeUpGiven(keys, holder, given, maxHoldNanos);
             return takenUp != null ? CompletableFuture.completedFuture(takenUp)
-                    : attemptInTurn(keys, holder, leaseMillis, watchdog, maxHoldNanos, willWait);
+                    : attemptInTurn(keys, holder, leaseMillis, watchdog, maxHoldNanos, willWait, busyFloor);
         });
     }
 
@@ -146,7 +148,7 @@ public final class Acquisitions {
     }
 
     private CompletableFuture<AcquireReply> attemptInTurn(LockKeys keys, Holder holder, long leaseMillis,
-            boolean watchdog, long maxHoldNanos, boolean willWait) {
+            boolean watchdog, long maxHoldNanos, boolean willWait, long busyFloor) {
         Hold hold = holds.get(keys, holder.id());
         AcquireReply local = reenteredLocally(hold, leaseMillis, watchdog);
         if (local != null) {
@@ -170,7 +172,7 @@ public final class Acquisitions {
         // if given back unacknowledged, the lease goes back no shorter than a watchdog renewal meanwhile made it
         long floor = !lengthens ? -1 : hold.watchdog() ? watchdogLeaseMillis : 0;
         Hold earlier = hold;
-        return keys.kind().acquire(commands, keys, holder.bytes(), leaseMillis, before, floor, willWait)
+        return keys.kind().acquire(commands, keys, holder.bytes(), leaseMillis, before, floor, willWait, busyFloor)
                 .handle((reply, failure) -> {
                     if (failure != null) {
                         Throwable cause = Waits.unwrapped(failure);

@@ -179,7 +179,7 @@ public final class AsyncAcquire<T> {
             }
             sent = System.nanoTime();
             CompletableFuture<AcquireReply> reply = acquisitions.attemptAsync(keys, request.holder(),
-                    request.leaseMillis(), request.watchdog(), request.maxHoldNanos(), willWait, given);
+                    request.leaseMillis(), request.watchdog(), request.maxHoldNanos(), willWait, given, lastBusyFloor);
             if (reply.isDone()) {
                 replied(reply, joinFailed);
                 return false;

@@ -289,7 +289,7 @@ class HandOffTest {
         LockKeys keys = io.github.relock.core.internal.kind.FairKind.keys("lock:", "fair-" + System.nanoTime());
         var kind = keys.kind();
         java.util.function.BiFunction<String, Boolean, AcquireReply> attempt = (owner, waits) -> kind.acquire(commands,
-                keys, owner.getBytes(StandardCharsets.UTF_8), 10_000, 0, -1, waits).join();
+                keys, owner.getBytes(StandardCharsets.UTF_8), 10_000, 0, -1, waits, 0).join();
         long token = attempt.apply("a:1", false).value();
         assertThat(attempt.apply("a:2", true).acquired()).isFalse(); // first in line
         assertThat(attempt.apply("b:1", true).acquired()).isFalse(); // behind it
