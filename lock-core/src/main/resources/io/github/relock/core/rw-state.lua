@@ -5,7 +5,8 @@
 -- A release that lets waiters in gives them their holds at once (rw_grant) and marks each F..':g': such a hold
 -- lasts only as long as the claim it replaced, until its owner's next attempt or a renewal lengthens it. Its
 -- owner may take it up from the release's announcement alone, which carries its token (rw_given); the mark
--- then stays until the hold ends, and tells a withdrawal that gives back a hold nobody took up.
+-- then stays until the hold ends, and tells a withdrawal that gives back a hold nobody took up. An attempt takes such
+-- a hold up only if it was given during the attempt's own wait (rw-acquire.lua).
 -- Waiters go in turns by since: a reader waits for the writers that waited before it, a writer for the
 -- holders and for the readers that waited before it. Times are Redis server time, in ms.
 
