@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,10 +24,9 @@ import io.lettuce.core.cluster.SlotHash;
 
 /**
  * Sharded pub/sub (Redis Cluster): SSUBSCRIBEs a node gets only after they timed out (the client's connection to
- * it frozen) are confirmed once it thaws, when no waiter of this client waits on those channels. Classic pub/sub
- * undoes such a confirmation ({@code ReleaseSubscriptions.subscribed}); the sharded listener
- * ({@code ShardedListener.ssubscribed}) drops a confirmation of a channel it does not track and tells nobody, so
- * each stays subscribed on the node for good (and Lettuce subscribes it again after each reconnect).
+ * it frozen) are confirmed once it thaws, when no waiter of this client waits on those channels any more. The
+ * client undoes each (a SUNSUBSCRIBE follows every SSUBSCRIBE that went unanswered), so none stays subscribed on
+ * the node, where Lettuce would subscribe it again after each reconnect.
  *
  * <p>The node announces a {@link ChaosProxy}'s port ({@code cluster-announce-port}) before the waiter's client
  * starts, so that client reaches it through the proxy, which freezes its sharded pub/sub connection alone.
@@ -36,7 +34,6 @@ import io.lettuce.core.cluster.SlotHash;
 @Timeout(120)
 @Tag("jdk-independent")
 @Tag("redis-version-independent")
-@Disabled("known defect, reproduced at 95ebe71: a late SSUBSCRIBE confirmation is never undone; fails every time")
 class ShardedSubscribeConfirmedLateTest {
 
     @Test

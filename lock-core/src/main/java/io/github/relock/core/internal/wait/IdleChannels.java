@@ -115,6 +115,18 @@ final class IdleChannels {
         });
     }
 
+    /**
+     * {@code queue}'s SUBSCRIBE got no answer in time and nobody is left in it: it is dropped as after a leave, with
+     * an UNSUBSCRIBE sent after that SUBSCRIBE, since Redis may still run it (its confirmation may even be on its
+     * way as the timeout fires, too late for {@link #confirmed}). Under the queue's lock.
+     */
+    void unanswered(WaiterQueue queue) {
+        queue.retired = true;
+        queue.cancelLook();
+        unsubscribeAfter(queue.channel, queue.after);
+        queues.remove(queue.channel, queue);
+    }
+
     /** Unsubscribes {@code queue}'s channel and drops the queue, unless a joiner came back or the client closed. */
     private void unsubscribeIfIdle(WaiterQueue queue) {
         queue.lock.lock();

@@ -8,8 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
+import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.command.ScriptRunner;
 import io.github.relock.core.internal.kind.WakeUp;
 import io.github.relock.core.internal.redis.ClientScheduler;
@@ -136,12 +138,17 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
                 failure = ReleaseChannels.closedException(); // whatever Redis said meanwhile: the close is why this join ends
             }
             if (failure != null) {
-                if (queue.left() == 0 && !queue.retired) {
-                    // never subscribed: nothing to undo (a SUBSCRIBE confirmed late is undone when it comes)
-                    queue.retired = true;
-                    queues.remove(queue.channel, queue);
-                }
                 Throwable cause = PubSubReplies.cause(failure);
+                if (queue.left() == 0 && !queue.retired) {
+                    if (!closed && cause instanceof DataAccessException ex && !RedisFailures.refused(ex)) {
+                        idle.unanswered(queue); // Redis may still run the SUBSCRIBE: undone as after a leave
+                    }
+                    else {
+                        // refused, or the client closed: nothing subscribed to undo
+                        queue.retired = true;
+                        queues.remove(queue.channel, queue);
+                    }
+                }
                 throw cause instanceof RuntimeException ex ? ex : new CompletionException(cause);
             }
             return admit(queue, candidate, name, onWake);
