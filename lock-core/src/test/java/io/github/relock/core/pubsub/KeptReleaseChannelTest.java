@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.relock.core.LockOwner;
 import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
+import io.github.relock.core.testing.Subscribers;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -293,10 +294,7 @@ class KeptReleaseChannelTest {
 
     /** Subscribers of lock channels (every channel but the clients' anchors). */
     private static long lockSubscribers() {
-        String[] channels = redis.commands().pubsubChannels().stream().filter(channel -> channel.contains("released"))
-                .toArray(String[]::new);
-        return channels.length == 0 ? 0
-                : redis.commands().pubsubNumsub(channels).values().stream().mapToLong(Long::longValue).sum();
+        return Subscribers.ofReleaseChannels(redis.commands());
     }
 
     /** {@link #lockSubscribers()} once 0, or after {@code millis}. */

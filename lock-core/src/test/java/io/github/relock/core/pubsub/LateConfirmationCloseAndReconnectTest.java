@@ -27,6 +27,7 @@ import io.github.relock.core.RedisLockClient;
 import io.github.relock.core.ReentrantDistributedLock;
 import io.github.relock.core.reliability.ChaosProxy;
 import io.github.relock.core.reliability.Factories;
+import io.github.relock.core.testing.Subscribers;
 import io.github.relock.test.RedisServerExtension;
 
 /**
@@ -177,10 +178,7 @@ class LateConfirmationCloseAndReconnectTest {
 
     /** Subscribers of lock channels (every channel but the clients' anchors). */
     private static long lockSubscribers() {
-        String[] channels = redis.commands().pubsubChannels().stream().filter(channel -> channel.contains("released"))
-                .toArray(String[]::new);
-        return channels.length == 0 ? 0
-                : redis.commands().pubsubNumsub(channels).values().stream().mapToLong(Long::longValue).sum();
+        return Subscribers.ofReleaseChannels(redis.commands());
     }
 
     /** The client's own threads alive now ({@code relock-} ones). */

@@ -18,6 +18,14 @@ public final class Subscribers {
     private Subscribers() {
     }
 
+    /** The subscribers of every lock's release channel right now (the clients' anchor channels left out). */
+    public static long ofReleaseChannels(RedisCommands<String, String> redis) {
+        String[] channels = redis.pubsubChannels().stream().filter(channel -> channel.contains("released"))
+                .toArray(String[]::new);
+        return channels.length == 0 ? 0
+                : redis.pubsubNumsub(channels).values().stream().mapToLong(Long::longValue).sum();
+    }
+
     /** The subscribers of {@code channels} ({@code PUBSUB NUMSUB}, added up) once they are 0, or after 3 s. */
     public static long onceIdle(RedisCommands<String, String> redis, String... channels) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
