@@ -8,10 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
-import io.github.relock.core.internal.command.RedisFailures;
 import io.github.relock.core.internal.command.ScriptRunner;
 import io.github.relock.core.internal.kind.WakeUp;
 import io.github.relock.core.internal.redis.ClientScheduler;
@@ -140,11 +139,11 @@ public final class ReleaseSubscriptions implements PubSubConnection.Events, Auto
             if (failure != null) {
                 Throwable cause = PubSubReplies.cause(failure);
                 if (queue.left() == 0 && !queue.retired) {
-                    if (!closed && cause instanceof DataAccessException ex && !RedisFailures.refused(ex)) {
-                        idle.unanswered(queue); // Redis may still run the SUBSCRIBE: undone as after a leave
+                    if (!closed && cause instanceof QueryTimeoutException) {
+                        idle.unanswered(queue); // sent, not answered: Redis may still run it, so undone as after a leave
                     }
                     else {
-                        // refused, or the client closed: nothing subscribed to undo
+                        // refused, never sent (no connection), or the client closed: nothing subscribed to undo
                         queue.retired = true;
                         queues.remove(queue.channel, queue);
                     }
